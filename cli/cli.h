@@ -1,0 +1,82 @@
+/*
+ * The pipeopt command line: one file per subcommand (cmd_*.c), shared
+ * helpers in common.c. Exit status: 0 done, 1 failed (bad input, invalid
+ * schedule, I/O), 2 usage error.
+ */
+#ifndef PIPEOPT_CLI_H
+#define PIPEOPT_CLI_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "sched/error.h"
+#include "sched/instance.h"
+#include "sched/schedule.h"
+#include "sched/sim.h"
+
+#define EXIT_FAILED 1
+#define EXIT_USAGE 2
+
+int cmd_simulate(int argc, char **argv);
+int cmd_generate(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
+int cmd_bound(int argc, char **argv);
+int cmd_families(int argc, char **argv);
+
+/* Report a failure: "error: MSG" on stderr and, with json, the object
+ * {"status": "error", "error": MSG} on stdout. Returns EXIT_FAILED. */
+int cli_fail(bool json, const struct error *err);
+
+/* A usage error for `cmd`: one line on stderr; returns EXIT_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print obj (consumed) as indented JSON on stdout. */
+void cli_print_json(json_t *obj);
+
+/* Wall-clock seconds since an arbitrary origin. */
+double cli_now(void);
+
+/* Schedule file formats. */
+enum sched_format {
+	FMT_NONE, FMT_JSON, FMT_TORCH_CSV, FMT_TRACE, FMT_SVG, FMT_ASCII
+};
+
+/* Parse a --format/--from/--to value; FMT_NONE if unknown. */
+enum sched_format cli_format_parse(const char *s);
+/* Guess from a file name's extension (.csv, .svg, .txt, else json). */
+enum sched_format cli_format_guess(const char *path);
+const char *cli_format_name(enum sched_format f);
+
+/* Read a schedule in JSON or torch CSV (fmt FMT_NONE: by extension). */
+enum status cli_read_schedule(const char *path, enum sched_format fmt,
+			      struct schedule **out, struct error *err);
+
+/* Render a schedule (simulated as r, when the format needs times) in fmt:
+ * a new string the caller frees. */
+char *cli_render(enum sched_format fmt, const struct instance *in,
+		 const struct schedule *s, const struct sim_result *r,
+		 bool split);
+
+/* Write text to path ("-" = stdout) atomically; names path in errors. */
+enum status cli_write(const char *path, const char *text, struct error *err);
+
+/* Simulate s on in; on failure prefix the message with `what`. The sim is
+ * returned for the result's arrays (caller frees). */
+enum status cli_simulate(const struct instance *in, const struct schedule *s,
+			 const char *what, struct sim **sim,
+			 struct sim_result *r, struct error *err);
+
+/* The result keys of FORMATS.md for a simulated schedule: makespan, span,
+ * objective, peak_memory, bubble_ratio, lower_bound, gap, status, certified. */
+json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
+			int64_t lower_bound);
+
+/* Human-readable summary lines for a simulated schedule. */
+void cli_print_result(const struct instance *in, const struct sim_result *r,
+		      int64_t lower_bound);
+
+/* One line describing the instance. */
+void cli_print_instance(const struct instance *in);
+
+#endif

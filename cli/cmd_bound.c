@@ -1,0 +1,69 @@
+/* pipeopt bound INSTANCE [--json]: lower bounds on the objective. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+#include "sched/bound.h"
+
+static const char usage_text[] =
+	"usage: pipeopt bound INSTANCE [--json]\n\n"
+	"Lower bounds on the instance's objective (makespan or span) that hold\n"
+	"for every valid schedule:\n"
+	"  critical_path  the longest dependency chain of one micro-batch\n"
+	"  device         one device's ops with heads and tails: load plus\n"
+	"                 unavoidable fill and drain (Jackson's preemptive bound)\n"
+	"  memory         forced idle time while memory caps the warm-up\n"
+	"                 forwards before the device's first backward\n"
+	"The lower bound is the largest of them.\n";
+
+int cmd_bound(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
+	bool json = false;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = true;
+		else if (c == 'h') {
+			fputs(usage_text, stdout);
+			return 0;
+		} else
+			return cli_usage("bound", "unknown option");
+	}
+	if (argc - optind != 1)
+		return cli_usage("bound", "expected one INSTANCE file");
+	double t0 = cli_now();
+	struct error err;
+	struct instance *in;
+	struct bounds b;
+	if (instance_read(argv[optind], &in, &err))
+		return cli_fail(json, &err);
+	if (bound_compute(in, &b, &err)) {
+		instance_free(in);
+		return cli_fail(json, &err);
+	}
+	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
+	if (json) {
+		cli_print_json(json_pack("{s:s,s:s,s:I,s:{s:I,s:I,s:i,s:I,s:i},s:f}",
+			"instance", in->name, "objective_name", obj,
+			"lower_bound", (json_int_t)b.best, "bounds",
+			"critical_path", (json_int_t)b.critical_path,
+			"device", (json_int_t)b.device, "device_at", b.device_at,
+			"memory", (json_int_t)b.memory, "memory_at", b.memory_at,
+			"seconds", cli_now() - t0));
+	} else {
+		cli_print_instance(in);
+		printf("critical path  %" PRId64 "\n", b.critical_path);
+		printf("device         %" PRId64 "  (device %d)\n", b.device, b.device_at);
+		if (in->has_limit)
+			printf("memory         %" PRId64 "  (device %d)\n", b.memory, b.memory_at);
+		else
+			printf("memory         -  (no memory limit)\n");
+		printf("lower bound    %" PRId64 " on the %s\n", b.best, obj);
+	}
+	instance_free(in);
+	return 0;
+}

@@ -1,0 +1,224 @@
+/* Helpers shared by the subcommands. */
+#include "cli/cli.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sched/fileio.h"
+#include "sched/render.h"
+#include "sched/torch_csv.h"
+
+int cli_fail(bool json, const struct error *err)
+{
+	fprintf(stderr, "error: %s\n", err->msg);
+	if (json)
+		cli_print_json(json_pack("{s:s,s:s}", "status", "error", "error",
+					 err->msg));
+	return EXIT_FAILED;
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "error: pipeopt %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see 'pipeopt %s --help')\n", cmd);
+	return EXIT_USAGE;
+}
+
+void cli_print_json(json_t *obj)
+{
+	json_dumpf(obj, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				JSON_REAL_PRECISION(10));
+	fputc('\n', stdout);
+	json_decref(obj);
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static const char *const format_names[] = {
+	[FMT_NONE] = "none", [FMT_JSON] = "json", [FMT_TORCH_CSV] = "torch-csv",
+	[FMT_TRACE] = "trace", [FMT_SVG] = "svg", [FMT_ASCII] = "ascii"};
+
+enum sched_format cli_format_parse(const char *s)
+{
+	for (int f = FMT_JSON; f <= FMT_ASCII; f++)
+		if (!strcmp(s, format_names[f]))
+			return (enum sched_format)f;
+	return FMT_NONE;
+}
+
+const char *cli_format_name(enum sched_format f)
+{
+	return format_names[f];
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+enum sched_format cli_format_guess(const char *path)
+{
+	if (ends_with(path, ".csv"))
+		return FMT_TORCH_CSV;
+	if (ends_with(path, ".svg"))
+		return FMT_SVG;
+	if (ends_with(path, ".txt"))
+		return FMT_ASCII;
+	if (ends_with(path, ".trace.json"))
+		return FMT_TRACE;
+	return FMT_JSON;
+}
+
+enum status cli_read_schedule(const char *path, enum sched_format fmt,
+			      struct schedule **out, struct error *err)
+{
+	if (fmt == FMT_NONE)
+		fmt = cli_format_guess(path);
+	if (fmt == FMT_TORCH_CSV)
+		return torch_csv_read(path, out, err);
+	if (fmt == FMT_JSON)
+		return schedule_read(path, out, err);
+	*out = NULL;
+	return err_set(err, "schedule '%s': cannot read the %s format (read json or torch-csv)",
+		       path, cli_format_name(fmt));
+}
+
+char *cli_render(enum sched_format fmt, const struct instance *in,
+		 const struct schedule *s, const struct sim_result *r,
+		 bool split)
+{
+	switch (fmt) {
+	case FMT_TORCH_CSV:
+		return torch_csv_format(s, split);
+	case FMT_TRACE:
+		return render_trace(in, s, r);
+	case FMT_SVG:
+		return render_svg(in, s, r);
+	case FMT_ASCII:
+		return render_ascii(in, s, r, 100);
+	default: {
+		json_t *obj = json_pack("{s:o}", "schedule", schedule_to_json(s));
+		char *text = json_dumps(obj, JSON_COMPACT);
+		json_decref(obj);
+		if (!text)
+			return NULL;
+		/* one device per line keeps files readable and diffable */
+		size_t n = strlen(text);
+		char *out = malloc(n + 2 * (size_t)s->devices + 3);
+		if (!out) {
+			free(text);
+			return NULL;
+		}
+		size_t k = 0;
+		int depth = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (text[i] == '[')
+				depth++;
+			if (text[i] == '[' && depth == 2)
+				out[k++] = '\n';
+			if (text[i] == ']' && depth == 1)
+				out[k++] = '\n';
+			if (text[i] == ']')
+				depth--;
+			out[k++] = text[i];
+		}
+		out[k++] = '\n';
+		out[k] = 0;
+		free(text);
+		return out;
+	}
+	}
+}
+
+enum status cli_write(const char *path, const char *text, struct error *err)
+{
+	if (!text)
+		return err_set(err, "output '%s': out of memory", path);
+	return file_write_atomic(path, text, strlen(text), err);
+}
+
+enum status cli_simulate(const struct instance *in, const struct schedule *s,
+			 const char *what, struct sim **sim,
+			 struct sim_result *r, struct error *err)
+{
+	*sim = sim_new(in);
+	if (!*sim)
+		return err_set(err, "%s: out of memory", what);
+	if (sim_run(*sim, s, r, err)) {
+		err_prefix(err, "%s is invalid for instance '%s'", what, in->name);
+		sim_free(*sim);
+		*sim = NULL;
+		return STATUS_ERROR;
+	}
+	return STATUS_OK;
+}
+
+json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
+			int64_t lb)
+{
+	json_t *peak = json_array();
+	for (int d = 0; d < in->devices; d++)
+		json_array_append_new(peak, json_integer(r->peak_memory[d]));
+	bool proven = r->objective == lb;
+	return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:f,s:I,s:f,s:s,s:b}",
+			 "instance", in->name,
+			 "objective_name", in->objective == OBJ_SPAN ? "span" : "makespan",
+			 "objective", (json_int_t)r->objective,
+			 "makespan", (json_int_t)r->makespan,
+			 "span", (json_int_t)r->span,
+			 "peak_memory", peak,
+			 "bubble_ratio", r->bubble_ratio,
+			 "lower_bound", (json_int_t)lb,
+			 "gap", r->objective > 0 ?
+				 (double)(r->objective - lb) / (double)r->objective : 0.0,
+			 "status", proven ? "optimal" : "feasible",
+			 "certified", proven);
+}
+
+void cli_print_instance(const struct instance *in)
+{
+	printf("instance    %s: %d devices, %d stages (%s%s), %d micro-batches, %s backward",
+	       in->name, in->devices, in->stages, in->placement,
+	       in->is_chain ? ", chain" : ", DAG", in->microbatches,
+	       in->split_backward ? "split" : "fused");
+	if (in->has_limit)
+		printf(", memory limit");
+	printf(", objective %s\n", in->objective == OBJ_SPAN ? "span" : "makespan");
+}
+
+void cli_print_result(const struct instance *in, const struct sim_result *r,
+		      int64_t lb)
+{
+	printf("makespan    %" PRId64 "\n", r->makespan);
+	printf("span        %" PRId64 "\n", r->span);
+	printf("bubble      %.2f %%\n", 100.0 * r->bubble_ratio);
+	printf("peak memory [");
+	for (int d = 0; d < in->devices; d++)
+		printf("%s%" PRId64, d ? ", " : "", r->peak_memory[d]);
+	printf("]");
+	if (in->has_limit) {
+		printf("  limit [");
+		for (int d = 0; d < in->devices; d++)
+			printf("%s%" PRId64, d ? ", " : "", in->limit[d]);
+		printf("]");
+	}
+	printf("\n");
+	printf("objective   %s %" PRId64 ", lower bound %" PRId64 ", gap %.2f %%%s\n",
+	       in->objective == OBJ_SPAN ? "span" : "makespan", r->objective, lb,
+	       r->objective ? 100.0 * (double)(r->objective - lb) / (double)r->objective : 0.0,
+	       r->objective == lb ? "  (optimal: meets the lower bound)" : "");
+}

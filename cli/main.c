@@ -1,0 +1,63 @@
+/*
+ * pipeopt: optimal pipeline-parallel schedules and partitions.
+ * A table of subcommands in the style of git; one file per subcommand.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *help;
+};
+
+static const struct command commands[] = {
+	{"simulate", cmd_simulate, "time and validate a schedule on an instance"},
+	{"generate", cmd_generate, "build a predefined family's schedule for an instance"},
+	{"convert", cmd_convert, "convert a schedule between json, torch-csv, trace, svg, ascii"},
+	{"bound", cmd_bound, "lower bounds on an instance's objective"},
+	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
+};
+
+#define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: pipeopt COMMAND [ARGS] [--json]\n\n"
+		   "pipeopt finds and checks pipeline-parallel training schedules.\n\n"
+		   "commands:\n");
+	for (int i = 0; i < NCOMMANDS; i++)
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+	fprintf(f, "\n'pipeopt COMMAND --help' describes one command.\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+		if (argc > 2 && strcmp(name, "help") == 0) {
+			for (int i = 0; i < NCOMMANDS; i++)
+				if (!strcmp(argv[2], commands[i].name)) {
+					char *av[] = {argv[2], "--help", NULL};
+					return commands[i].run(2, av);
+				}
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(name, "--version")) {
+		printf("pipeopt %s\n", PIPEOPT_VERSION);
+		return 0;
+	}
+	for (int i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "error: '%s' is not a pipeopt command (see 'pipeopt --help')\n", name);
+	return EXIT_USAGE;
+}

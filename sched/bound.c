@@ -1,0 +1,380 @@
+/*
+ * Lower bounds on makespan and span.
+ *
+ * All bounds work on the op-type graph of one micro-batch: nodes (k, l) for
+ * each kind k and stage l, with the dependencies of sim.h. Every micro-batch
+ * has the same graph and durations, so a head or tail computed on it holds
+ * for each of the M copies.
+ *
+ *   head(o): a longest path from the origin to the start of o, so every
+ *            valid schedule has start(o) >= head(o);
+ *   tail(o): a longest path from the end of o to the end of the work, so the
+ *            objective is >= end(o) + tail(o).
+ *
+ * For the makespan the origin is time 0 and the end is the last op's end.
+ * For the span of device d both are d's own first start S_d and last end:
+ * any path that starts at an op of d starts at or after S_d, and any path
+ * that ends at an op of d ends at or before d's last end, so the same
+ * recurrences with sources and sinks restricted to d's ops give relative
+ * heads and tails (span_d >= every bound computed from them).
+ */
+#include "sched/bound.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NEG (INT64_MIN / 4)   /* "no path" */
+
+static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static inline int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* a + add, where NEG stays NEG. */
+static inline int64_t ext(int64_t a, int64_t add)
+{
+	return a == NEG ? NEG : a + add;
+}
+
+/* A job index with its release date, for sorting without global state. */
+struct keyed {
+	int64_t key;
+	int job;
+};
+
+struct work {
+	const struct instance *in;
+	int nodes;           /* kinds * L */
+	int64_t *init;       /* [nodes] 0 = source/sink, NEG = not */
+	int64_t *head, *tail;/* [nodes] */
+	/* Jackson's preemptive schedule */
+	int64_t *r, *p, *q, *rem;
+	int *order, *heap;
+	struct keyed *sorted;
+};
+
+static int64_t dur(const struct instance *in, int t)
+{
+	return in->cost[t / in->stages][t % in->stages];
+}
+
+/*
+ * Heads, in dependency order:
+ *   head(F,l) = max(init, max_p head(F,p) + T(F,p) + lag(p,l))   topological
+ *   head(B,l) = max(init, head(F,l) + T(F,l),
+ *                   max_s head(B,s) + T(B,s) + lag(l,s))          reverse topo.
+ *   head(W,l) = max(init, head(B,l) + T(B,l))
+ * Tails, mirrored:
+ *   tail(W,l) = init
+ *   tail(B,l) = max(init, tail(W,l) + T(W,l),
+ *                   max_p tail(B,p) + T(B,p) + lag(p,l))          topological
+ *   tail(F,l) = max(init, tail(B,l) + T(B,l),
+ *                   max_s tail(F,s) + T(F,s) + lag(l,s))          reverse topo.
+ */
+static void longest_paths(struct work *w)
+{
+	const struct instance *in = w->in;
+	const int L = in->stages;
+	int64_t *h = w->head, *t = w->tail;
+	const int F = 0, B = L, W = 2 * L;   /* node offsets per kind */
+	for (int i = 0; i < L; i++) {
+		int l = in->topo[i];
+		h[F + l] = w->init[F + l];
+		for (int e = in->pred_start[l]; e < in->pred_start[l + 1]; e++) {
+			int p = in->pred[e].stage;
+			h[F + l] = max64(h[F + l], ext(h[F + p], in->cost[OP_F][p] + in->pred[e].lag));
+		}
+	}
+	for (int i = L - 1; i >= 0; i--) {
+		int l = in->topo[i];
+		h[B + l] = max64(w->init[B + l], ext(h[F + l], in->cost[OP_F][l]));
+		for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++) {
+			int s = in->succ[e].stage;
+			h[B + l] = max64(h[B + l], ext(h[B + s], in->cost[OP_B][s] + in->succ[e].lag));
+		}
+		if (in->split_backward)
+			h[W + l] = max64(w->init[W + l], ext(h[B + l], in->cost[OP_B][l]));
+	}
+	for (int i = 0; i < L; i++) {
+		int l = in->topo[i];
+		if (in->split_backward) {
+			t[W + l] = w->init[W + l];
+			t[B + l] = max64(w->init[B + l], ext(t[W + l], in->cost[OP_W][l]));
+		} else {
+			t[B + l] = w->init[B + l];
+		}
+		for (int e = in->pred_start[l]; e < in->pred_start[l + 1]; e++) {
+			int p = in->pred[e].stage;
+			t[B + l] = max64(t[B + l], ext(t[B + p], in->cost[OP_B][p] + in->pred[e].lag));
+		}
+	}
+	for (int i = L - 1; i >= 0; i--) {
+		int l = in->topo[i];
+		t[F + l] = max64(w->init[F + l], ext(t[B + l], in->cost[OP_B][l]));
+		for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++) {
+			int s = in->succ[e].stage;
+			t[F + l] = max64(t[F + l], ext(t[F + s], in->cost[OP_F][s] + in->succ[e].lag));
+		}
+	}
+}
+
+/* Binary max-heap of job indices keyed by q. */
+static void heap_push(int *heap, int *n, const int64_t *q, int j)
+{
+	int i = (*n)++;
+	while (i > 0 && q[heap[(i - 1) / 2]] < q[j]) {
+		heap[i] = heap[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	heap[i] = j;
+}
+
+static void heap_pop(int *heap, int *n, const int64_t *q)
+{
+	int last = heap[--(*n)], i = 0;
+	for (;;) {
+		int c = 2 * i + 1;
+		if (c >= *n)
+			break;
+		if (c + 1 < *n && q[heap[c + 1]] > q[heap[c]])
+			c++;
+		if (q[heap[c]] <= q[last])
+			break;
+		heap[i] = heap[c];
+		i = c;
+	}
+	if (*n > 0)
+		heap[i] = last;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	int64_t x = ((const struct keyed *)a)->key, y = ((const struct keyed *)b)->key;
+	return (x > y) - (x < y);
+}
+
+/*
+ * One device with release dates r, processing times p and delivery times q:
+ * every non-preemptive schedule is also a preemptive one, and for the
+ * preemptive problem Jackson's rule (at every moment run the released job
+ * with the largest q) is optimal, so its value
+ *     max_j (C_j + q_j)
+ * is a lower bound. It equals Carlier's bound max over job sets S of
+ *     min_S r + sum_S p + min_S q,
+ * which contains "device load plus unavoidable fill and drain": S = all ops
+ * of the device gives head + load + tail.
+ */
+static int64_t jackson(struct work *w, int n)
+{
+	int heapn = 0, i = 0;
+	int64_t t = NEG, best = NEG;
+	for (int j = 0; j < n; j++) {
+		w->sorted[j] = (struct keyed){w->r[j], j};
+		w->rem[j] = w->p[j];
+	}
+	qsort(w->sorted, n, sizeof *w->sorted, by_key);
+	for (int j = 0; j < n; j++)
+		w->order[j] = w->sorted[j].job;
+	while (i < n || heapn > 0) {
+		if (heapn == 0)
+			t = max64(t, w->r[w->order[i]]);
+		while (i < n && w->r[w->order[i]] <= t)
+			heap_push(w->heap, &heapn, w->q, w->order[i++]);
+		int j = w->heap[0];
+		int64_t next = i < n ? w->r[w->order[i]] : INT64_MAX;
+		if (t + w->rem[j] <= next) {
+			t += w->rem[j];
+			heap_pop(w->heap, &heapn, w->q);
+			best = max64(best, t + w->q[j]);
+		} else {
+			w->rem[j] -= next - t;
+			t = next;
+		}
+	}
+	return best;
+}
+
+/* Jobs of device d: one per op type (k,l) on d, standing for its M copies;
+ * copies share r and q, so in the preemptive relaxation they are one job
+ * of length M * T. (Ops of the measured device always have a head and a
+ * tail: they are their own sources and sinks.) */
+static int device_jobs(struct work *w, int d)
+{
+	const struct instance *in = w->in;
+	int n = 0;
+	for (int t = 0; t < w->nodes; t++) {
+		int l = t % in->stages;
+		if (in->stage_device[l] != d)
+			continue;
+		w->r[n] = w->head[t];
+		w->q[n] = w->tail[t];
+		w->p[n] = dur(in, t) * in->microbatches;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Upper bound on the time device d can spend on forwards before its first
+ * backward starts. Until then no op frees memory (a W needs its B, which is
+ * on the same device), so the forwards started form a set with
+ *     sum_l n_l * a_l <= limit_d,   0 <= n_l <= M,
+ * a_l the F delta of stage l. Their total time sum_l n_l T(F,l) is at most
+ * the fractional knapsack optimum: take stages by T/a, largest first (a = 0
+ * first, all M of them), the last one fractionally. Floor it: times are
+ * integers.
+ */
+static int64_t warmup_capacity(const struct instance *in, int d, int *idx)
+{
+	int n = 0, M = in->microbatches;
+	for (int l = 0; l < in->stages; l++)
+		if (in->stage_device[l] == d)
+			idx[n++] = l;
+	/* insertion sort by T/a descending: T1*a2 > T2*a1 */
+	for (int i = 1; i < n; i++) {
+		int x = idx[i], j = i;
+		while (j > 0) {
+			int y = idx[j - 1];
+			__int128 lhs = (__int128)in->cost[OP_F][x] * in->mem[OP_F][y];
+			__int128 rhs = (__int128)in->cost[OP_F][y] * in->mem[OP_F][x];
+			if (lhs <= rhs)
+				break;
+			idx[j] = y;
+			j--;
+		}
+		idx[j] = x;
+	}
+	__int128 cap = in->limit[d], value = 0;
+	for (int i = 0; i < n; i++) {
+		int l = idx[i];
+		int64_t a = in->mem[OP_F][l], T = in->cost[OP_F][l];
+		if (a == 0 || cap >= (__int128)a * M) {
+			value += (__int128)T * M;
+			cap -= (__int128)a * M;
+			continue;
+		}
+		value += cap * T / a;
+		break;
+	}
+	return value > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)value;
+}
+
+/*
+ * Memory-limited warm-up bound for device d. Let h = min head of d's ops
+ * (the device is idle before h), tB = min head of d's B ops (no B starts
+ * earlier), K = warmup_capacity. In [h, first B start) the device runs only
+ * forwards, at most K time of them, so it idles at least tB - h - K there:
+ *     objective >= h + load_d + max(0, tB - h - K) + min tail of d's ops.
+ * For a chain with uniform costs this is Zero Bubble's warm-up argument: the
+ * first backward on stage s waits for the whole forward and backward chain
+ * behind it, while memory caps the forwards that can fill the wait.
+ */
+static int64_t memory_bound(struct work *w, int d, int *idx)
+{
+	const struct instance *in = w->in;
+	int64_t h = INT64_MAX, tb = INT64_MAX, tmin = INT64_MAX;
+	for (int t = 0; t < w->nodes; t++) {
+		if (in->stage_device[t % in->stages] != d)
+			continue;
+		h = min64(h, w->head[t]);
+		tmin = min64(tmin, w->tail[t]);
+		if (t / in->stages == OP_B)
+			tb = min64(tb, w->head[t]);
+	}
+	if (tb == INT64_MAX)
+		return 0;   /* no stage on d */
+	int64_t K = warmup_capacity(in, d, idx);
+	int64_t idle = max64(0, tb - h - K);
+	return h + inst_device_load(in, d) + idle + tmin;
+}
+
+/* Set init: 0 for op types that may start or end the measured interval. */
+static void set_sources(struct work *w, int device)
+{
+	for (int t = 0; t < w->nodes; t++)
+		w->init[t] = device < 0 ||
+			     w->in->stage_device[t % w->in->stages] == device ?
+				     0 : NEG;
+}
+
+static int64_t chain_bound(const struct work *w, int device)
+{
+	int64_t best = 0;
+	for (int t = 0; t < w->nodes; t++)
+		if (device < 0 || w->in->stage_device[t % w->in->stages] == device)
+			best = max64(best, ext(w->head[t], dur(w->in, t) + w->tail[t]));
+	return best;
+}
+
+/* Bounds of device d (or of all devices at once when d < 0, makespan). */
+static void bounds_for(struct work *w, int d, int *idx,
+		       struct bounds *b)
+{
+	const struct instance *in = w->in;
+	int from = d < 0 ? 0 : d, to = d < 0 ? in->devices : d + 1;
+	int64_t cp = chain_bound(w, d);
+	b->critical_path = max64(b->critical_path, cp);
+	for (int e = from; e < to; e++) {
+		int n = device_jobs(w, e);
+		if (n > 0) {
+			int64_t v = jackson(w, n);
+			if (v > b->device) {
+				b->device = v;
+				b->device_at = e;
+			}
+		}
+		if (in->has_limit && in->has_memory) {
+			int64_t v = memory_bound(w, e, idx);
+			if (v > b->memory) {
+				b->memory = v;
+				b->memory_at = e;
+			}
+		}
+	}
+}
+
+enum status bound_compute(const struct instance *in, struct bounds *b,
+			  struct error *err)
+{
+	struct work w = {.in = in, .nodes = in->kinds * in->stages};
+	int n = w.nodes;
+	memset(b, 0, sizeof *b);
+	b->memory_at = -1;
+	w.init = malloc(n * sizeof(int64_t));
+	w.head = malloc(n * sizeof(int64_t));
+	w.tail = malloc(n * sizeof(int64_t));
+	w.r = malloc(n * sizeof(int64_t));
+	w.p = malloc(n * sizeof(int64_t));
+	w.q = malloc(n * sizeof(int64_t));
+	w.rem = malloc(n * sizeof(int64_t));
+	w.order = malloc(n * sizeof(int));
+	w.heap = malloc(n * sizeof(int));
+	w.sorted = malloc(n * sizeof *w.sorted);
+	int *idx = malloc(in->stages * sizeof(int));
+	enum status st = STATUS_OK;
+	if (!w.init || !w.head || !w.tail || !w.r || !w.p || !w.q || !w.rem ||
+	    !w.order || !w.heap || !w.sorted || !idx) {
+		st = err_set(err, "bound: out of memory");
+	} else if (in->objective == OBJ_MAKESPAN) {
+		set_sources(&w, -1);
+		longest_paths(&w);
+		bounds_for(&w, -1, idx, b);
+	} else {
+		for (int d = 0; d < in->devices; d++) {
+			set_sources(&w, d);
+			longest_paths(&w);
+			bounds_for(&w, d, idx, b);
+		}
+	}
+	b->best = max64(b->critical_path, max64(b->device, b->memory));
+	free(w.init);
+	free(w.head);
+	free(w.tail);
+	free(w.r);
+	free(w.p);
+	free(w.q);
+	free(w.rem);
+	free(w.order);
+	free(w.heap);
+	free(w.sorted);
+	free(idx);
+	return st;
+}

@@ -1,0 +1,28 @@
+/*
+ * Lower bounds on the objective (makespan or span) of every valid schedule
+ * of an instance. Each is argued where it is computed (bound.c). None uses
+ * the FIFO micro-batch order, so they hold for any schedule.
+ */
+#ifndef PIPEOPT_BOUND_H
+#define PIPEOPT_BOUND_H
+
+#include <stdint.h>
+
+#include "sched/error.h"
+#include "sched/instance.h"
+
+struct bounds {
+	int64_t critical_path;  /* time units: longest dependency chain */
+	int64_t device;         /* time units: one-device head-body-tail bound */
+	int device_at;          /* the device attaining it */
+	int64_t memory;         /* time units: memory-limited warm-up bound,
+	                           0 without a limit */
+	int memory_at;          /* the device attaining it, -1 if none */
+	int64_t best;           /* the largest of the above */
+};
+
+/* Compute all bounds for the instance's objective. */
+enum status bound_compute(const struct instance *in, struct bounds *b,
+			  struct error *err);
+
+#endif

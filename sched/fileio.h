@@ -1,0 +1,19 @@
+/* Small file helpers shared by the readers. */
+#ifndef PIPEOPT_FILEIO_H
+#define PIPEOPT_FILEIO_H
+
+#include <stddef.h>
+
+#include "sched/error.h"
+
+/* Read a whole file (at most 64 MiB) into a new NUL-terminated buffer that
+ * the caller frees; `what` names the kind of file in messages. */
+enum status file_slurp(const char *path, const char *what, char **out,
+		       struct error *err);
+
+/* Write len bytes to path atomically: into "path.tmp.PID", then rename, so a
+ * failure never leaves a partial file behind. path "-" writes to stdout. */
+enum status file_write_atomic(const char *path, const char *data, size_t len,
+			      struct error *err);
+
+#endif

@@ -1,0 +1,681 @@
+/*
+ * Reading and validating schedule instances (FORMATS.md, "Schedule instance").
+ *
+ * Every rejection names the source and the key:
+ *     instance 'x.json': cost.F: list has 3 entries, expected 4 (one per stage)
+ * and JSON syntax errors name line and column (jansson reports them).
+ */
+#include "sched/instance.h"
+#include "sched/fileio.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Parsing context: where we are, for messages. */
+struct ctx {
+	const char *source;
+	struct error *err;
+};
+
+static enum status fail(const struct ctx *c, const char *key, const char *fmt,
+			...) __attribute__((format(printf, 3, 4)));
+
+static enum status fail(const struct ctx *c, const char *key, const char *fmt,
+			...)
+{
+	char what[384];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return err_set(c->err, "instance '%s': %s: %s", c->source, key, what);
+}
+
+static const char *json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "a list";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a non-integer number";
+	case JSON_TRUE: case JSON_FALSE: return "a boolean";
+	default: return "null";
+	}
+}
+
+/* One integer value in [lo, hi]. */
+static enum status int_value(const struct ctx *c, const char *key,
+			     const json_t *v, int64_t lo, int64_t hi,
+			     int64_t *out)
+{
+	if (!json_is_integer(v))
+		return fail(c, key, "expected an integer, got %s",
+			    json_type_name(v));
+	json_int_t x = json_integer_value(v);
+	if (x < lo || x > hi) {
+		if (x < lo && lo == 0)
+			return fail(c, key, "%" PRId64 " is negative", (int64_t)x);
+		if (x < lo)
+			return fail(c, key, "%" PRId64 " is below the minimum %" PRId64,
+				    (int64_t)x, lo);
+		return fail(c, key, "%" PRId64 " exceeds the maximum %" PRId64,
+			    (int64_t)x, hi);
+	}
+	*out = x;
+	return STATUS_OK;
+}
+
+/* A number for all n entries, or a list of exactly n numbers. `per` says what
+ * the entries are ("stage", "device", "edge"). Returns a new array in *out. */
+static enum status int_or_list(const struct ctx *c, const char *key,
+			       const json_t *v, int n, const char *per,
+			       int64_t lo, int64_t hi, int64_t **out)
+{
+	int64_t *a = calloc(n > 0 ? n : 1, sizeof *a);
+	if (!a)
+		return fail(c, key, "out of memory");
+	if (json_is_array(v)) {
+		if ((int)json_array_size(v) != n) {
+			free(a);
+			return fail(c, key, "list has %zu entries, expected %d (one per %s)",
+				    json_array_size(v), n, per);
+		}
+		for (int i = 0; i < n; i++) {
+			char k[128];
+			snprintf(k, sizeof k, "%s[%d]", key, i);
+			if (int_value(c, k, json_array_get(v, i), lo, hi, &a[i])) {
+				free(a);
+				return STATUS_ERROR;
+			}
+		}
+	} else {
+		int64_t x;
+		if (!json_is_integer(v)) {
+			free(a);
+			return fail(c, key, "expected an integer or a list of %d integers (one per %s), got %s",
+				    n, per, json_type_name(v));
+		}
+		if (int_value(c, key, v, lo, hi, &x)) {
+			free(a);
+			return STATUS_ERROR;
+		}
+		for (int i = 0; i < n; i++)
+			a[i] = x;
+	}
+	*out = a;
+	return STATUS_OK;
+}
+
+/* Reject keys of obj not in the NULL-terminated list `known`. */
+static enum status check_keys(const struct ctx *c, const char *prefix,
+			      json_t *obj, const char *const *known)
+{
+	const char *key;
+	json_t *val;
+	json_object_foreach(obj, key, val) {
+		int ok = 0;
+		for (int i = 0; known[i]; i++)
+			ok |= !strcmp(key, known[i]);
+		if (!ok) {
+			char k[160];
+			snprintf(k, sizeof k, "%s%s", prefix, key);
+			return fail(c, k, "unknown key");
+		}
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_sizes(const struct ctx *c, json_t *root,
+			       struct instance *in)
+{
+	int64_t x;
+	json_t *v = json_object_get(root, "devices");
+	if (!v)
+		return fail(c, "devices", "required key is missing");
+	if (int_value(c, "devices", v, 1, INST_MAX_DEVICES, &x))
+		return STATUS_ERROR;
+	in->devices = (int)x;
+	v = json_object_get(root, "microbatches");
+	if (!v)
+		return fail(c, "microbatches", "required key is missing");
+	if (int_value(c, "microbatches", v, 1, INST_MAX_MICROBATCHES, &x))
+		return STATUS_ERROR;
+	in->microbatches = (int)x;
+	in->chunks = 1;
+	v = json_object_get(root, "chunks");
+	if (v) {
+		if (int_value(c, "chunks", v, 1, INST_MAX_CHUNKS, &x))
+			return STATUS_ERROR;
+		in->chunks = (int)x;
+	}
+	return STATUS_OK;
+}
+
+/* Device of stage l under a named placement with D devices. */
+static int named_device(const char *placement, int l, int D)
+{
+	if (!strcmp(placement, "v")) {
+		int pass = l / D, pos = l % D;
+		return pass % 2 == 0 ? pos : D - 1 - pos;
+	}
+	return l % D;   /* linear (l < D) and interleaved */
+}
+
+static enum status parse_placement(const struct ctx *c, json_t *root,
+				   struct instance *in)
+{
+	json_t *v = json_object_get(root, "placement");
+	const char *name = "linear";
+	bool chunks_given = json_object_get(root, "chunks") != NULL;
+	if (v && json_is_array(v)) {
+		size_t n = json_array_size(v);
+		if (n < 1 || n > INST_MAX_STAGES)
+			return fail(c, "placement", "list has %zu entries, expected 1 to %d stages",
+				    n, INST_MAX_STAGES);
+		if (chunks_given && n != (size_t)in->devices * in->chunks)
+			return fail(c, "placement", "list has %zu stages but chunks %d on %d devices means %d; omit chunks or match it",
+				    n, in->chunks, in->devices, in->devices * in->chunks);
+		in->stages = (int)n;
+		in->stage_device = calloc(n, sizeof(int));
+		in->placement = strdup("list");
+		if (!in->stage_device || !in->placement)
+			return fail(c, "placement", "out of memory");
+		for (size_t l = 0; l < n; l++) {
+			char key[64];
+			int64_t d;
+			snprintf(key, sizeof key, "placement[%zu]", l);
+			json_t *e = json_array_get(v, l);
+			if (!json_is_integer(e))
+				return fail(c, key, "expected a device number, got %s",
+					    json_type_name(e));
+			d = json_integer_value(e);
+			if (d < 0 || d >= in->devices)
+				return fail(c, key, "stage %zu is placed on device %" PRId64 ", but no such device runs it (devices are 0..%d)",
+					    l, d, in->devices - 1);
+			in->stage_device[l] = (int)d;
+		}
+		return STATUS_OK;
+	}
+	if (v && !json_is_string(v))
+		return fail(c, "placement", "expected \"linear\", \"interleaved\", \"v\" or a list of devices, got %s",
+			    json_type_name(v));
+	if (v)
+		name = json_string_value(v);
+	if (strcmp(name, "linear") && strcmp(name, "interleaved") &&
+	    strcmp(name, "v"))
+		return fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
+			    name);
+	if (!strcmp(name, "linear") && in->chunks != 1)
+		return fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
+			    in->chunks);
+	long long L = (long long)in->devices * in->chunks;
+	if (L > INST_MAX_STAGES)
+		return fail(c, "chunks", "%d devices x %d chunks = %lld stages exceeds the maximum %d",
+			    in->devices, in->chunks, L, INST_MAX_STAGES);
+	in->stages = (int)L;
+	in->stage_device = calloc(L, sizeof(int));
+	in->placement = strdup(name);
+	if (!in->stage_device || !in->placement)
+		return fail(c, "placement", "out of memory");
+	for (int l = 0; l < in->stages; l++)
+		in->stage_device[l] = named_device(name, l, in->devices);
+	return STATUS_OK;
+}
+
+static enum status parse_edges(const struct ctx *c, json_t *root,
+			       struct instance *in)
+{
+	json_t *v = json_object_get(root, "edges");
+	int L = in->stages;
+	if (!v) {
+		in->nedges = L - 1;
+		in->edges = calloc(L > 1 ? L - 1 : 1, sizeof *in->edges);
+		if (!in->edges)
+			return fail(c, "edges", "out of memory");
+		for (int l = 0; l + 1 < L; l++) {
+			in->edges[l][0] = l;
+			in->edges[l][1] = l + 1;
+		}
+		return STATUS_OK;
+	}
+	if (!json_is_array(v))
+		return fail(c, "edges", "expected a list of [from, to] pairs, got %s",
+			    json_type_name(v));
+	size_t n = json_array_size(v);
+	if (n > (size_t)16 * INST_MAX_STAGES)
+		return fail(c, "edges", "%zu edges exceeds the maximum %d", n,
+			    16 * INST_MAX_STAGES);
+	in->nedges = (int)n;
+	in->edges = calloc(n ? n : 1, sizeof *in->edges);
+	if (!in->edges)
+		return fail(c, "edges", "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_array_get(v, i);
+		char key[64];
+		snprintf(key, sizeof key, "edges[%zu]", i);
+		if (!json_is_array(e) || json_array_size(e) != 2)
+			return fail(c, key, "expected a [from, to] pair of stages");
+		for (int k = 0; k < 2; k++) {
+			int64_t s;
+			char sub[80];
+			snprintf(sub, sizeof sub, "%s[%d]", key, k);
+			json_t *x = json_array_get(e, k);
+			if (!json_is_integer(x))
+				return fail(c, sub, "expected a stage number, got %s",
+					    json_type_name(x));
+			s = json_integer_value(x);
+			if (s < 0 || s >= L)
+				return fail(c, sub, "stage %" PRId64 " does not exist (stages are 0..%d)",
+					    s, L - 1);
+			in->edges[i][k] = (int)s;
+		}
+		if (in->edges[i][0] == in->edges[i][1])
+			return fail(c, key, "edge from stage %d to itself makes a cycle",
+				    in->edges[i][0]);
+		for (size_t j = 0; j < i; j++)
+			if (in->edges[j][0] == in->edges[i][0] &&
+			    in->edges[j][1] == in->edges[i][1])
+				return fail(c, key, "duplicate of edges[%zu]", j);
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_costs(const struct ctx *c, json_t *root,
+			       struct instance *in)
+{
+	static const char *const known[] = {"F", "B", "W", NULL};
+	json_t *cost = json_object_get(root, "cost");
+	if (!cost)
+		return fail(c, "cost", "required key is missing");
+	if (!json_is_object(cost))
+		return fail(c, "cost", "expected an object {\"F\": .., \"B\": .., \"W\": ..}, got %s",
+			    json_type_name(cost));
+	if (check_keys(c, "cost.", cost, known))
+		return STATUS_ERROR;
+	json_t *w = json_object_get(cost, "W");
+	json_t *split = json_object_get(root, "split_backward");
+	if (split && !json_is_boolean(split))
+		return fail(c, "split_backward", "expected true or false, got %s",
+			    json_type_name(split));
+	in->split_backward = split ? json_is_true(split) : w != NULL;
+	if (in->split_backward && !w)
+		return fail(c, "cost.W", "required when split_backward is true");
+	if (!in->split_backward && w)
+		return fail(c, "cost.W", "given, but split_backward is false (fold W into B)");
+	in->kinds = in->split_backward ? 3 : 2;
+	static const char *const keys[] = {"cost.F", "cost.B", "cost.W"};
+	for (int k = 0; k < in->kinds; k++) {
+		json_t *v = json_object_get(cost, op_kind_name(k));
+		if (!v)
+			return fail(c, keys[k], "required key is missing");
+		/* F and B must take time; W may be free. */
+		int64_t lo = k == OP_W ? 0 : 1;
+		if (k != OP_W && json_is_integer(v) && json_integer_value(v) == 0)
+			return fail(c, keys[k], "duration 0: F and B must take time");
+		if (json_is_array(v)) {
+			for (size_t i = 0; i < json_array_size(v); i++) {
+				json_t *x = json_array_get(v, i);
+				if (k != OP_W && json_is_integer(x) &&
+				    json_integer_value(x) == 0)
+					return fail(c, keys[k], "entry %zu is 0: F and B must take time", i);
+				if (json_is_integer(x) && json_integer_value(x) < 0)
+					return fail(c, keys[k], "entry %zu is negative", i);
+			}
+		}
+		if (json_is_integer(v) && json_integer_value(v) < 0)
+			return fail(c, keys[k], "duration %" PRId64 " is negative",
+				    (int64_t)json_integer_value(v));
+		if (int_or_list(c, keys[k], v, in->stages, "stage", lo,
+				INST_MAX_DURATION, &in->cost[k]))
+			return STATUS_ERROR;
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_comm(const struct ctx *c, json_t *root,
+			      struct instance *in)
+{
+	json_t *v = json_object_get(root, "comm");
+	int n = in->nedges;
+	if (!v) {
+		in->edge_comm = calloc(n ? n : 1, sizeof(int64_t));
+		return in->edge_comm ? STATUS_OK : fail(c, "comm", "out of memory");
+	}
+	return int_or_list(c, "comm", v, n, "edge, in edges order", 0,
+			   INST_MAX_DURATION, &in->edge_comm);
+}
+
+static enum status parse_memory(const struct ctx *c, json_t *root,
+				struct instance *in)
+{
+	static const char *const known[] = {"F", "B", "W", "limit", NULL};
+	static const char *const keys[] = {"memory.F", "memory.B", "memory.W"};
+	json_t *mem = json_object_get(root, "memory");
+	if (!mem)
+		return STATUS_OK;
+	if (!json_is_object(mem))
+		return fail(c, "memory", "expected an object {\"F\", \"B\", \"W\", \"limit\"}, got %s",
+			    json_type_name(mem));
+	if (check_keys(c, "memory.", mem, known))
+		return STATUS_ERROR;
+	in->has_memory = true;
+	for (int k = 0; k < OP_KINDS; k++) {
+		json_t *v = json_object_get(mem, op_kind_name(k));
+		if (k == OP_W && !in->split_backward) {
+			if (v)
+				return fail(c, keys[k], "given, but split_backward is false");
+			continue;
+		}
+		if (!v)
+			return fail(c, keys[k], "required when memory is given");
+		if (int_or_list(c, keys[k], v, in->stages, "stage",
+				k == OP_F ? 0 : -INST_MAX_DELTA, INST_MAX_DELTA,
+				&in->mem[k]))
+			return STATUS_ERROR;
+	}
+	for (int l = 0; l < in->stages; l++) {
+		int64_t sum = in->mem[OP_F][l] + in->mem[OP_B][l] +
+			      (in->split_backward ? in->mem[OP_W][l] : 0);
+		if (sum != 0)
+			return fail(c, "memory", "deltas of stage %d sum to %" PRId64 ", expected 0 (%s)",
+				    l, sum, in->split_backward ? "F + B + W" : "F + B");
+	}
+	json_t *lim = json_object_get(mem, "limit");
+	if (!lim)
+		return STATUS_OK;
+	in->has_limit = true;
+	if (int_or_list(c, "memory.limit", lim, in->devices, "device", 0,
+			INST_MAX_LIMIT, &in->limit))
+		return STATUS_ERROR;
+	/* A forward op raises its device's memory by F before any later op can
+	 * free it, so a limit below some F can never be met. */
+	for (int l = 0; l < in->stages; l++) {
+		int d = in->stage_device[l];
+		if (in->mem[OP_F][l] > in->limit[d])
+			return fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F of stage %d needs",
+				    d, in->limit[d], in->mem[OP_F][l], l);
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_objective(const struct ctx *c, json_t *root,
+				   struct instance *in)
+{
+	json_t *v = json_object_get(root, "objective");
+	in->objective = OBJ_MAKESPAN;
+	if (!v)
+		return STATUS_OK;
+	if (!json_is_string(v))
+		return fail(c, "objective", "expected \"makespan\" or \"span\", got %s",
+			    json_type_name(v));
+	if (!strcmp(json_string_value(v), "span"))
+		in->objective = OBJ_SPAN;
+	else if (strcmp(json_string_value(v), "makespan"))
+		return fail(c, "objective", "unknown objective '%s' (expected \"makespan\" or \"span\")",
+			    json_string_value(v));
+	return STATUS_OK;
+}
+
+/* Build pred/succ CSR lists; the lag of an edge is its comm when the two
+ * stages sit on different devices, else 0. */
+static enum status build_adjacency(const struct ctx *c, struct instance *in)
+{
+	int L = in->stages, E = in->nedges;
+	in->pred_start = calloc(L + 1, sizeof(int));
+	in->succ_start = calloc(L + 1, sizeof(int));
+	in->pred = calloc(E ? E : 1, sizeof *in->pred);
+	in->succ = calloc(E ? E : 1, sizeof *in->succ);
+	in->topo = calloc(L, sizeof(int));
+	int *fill = calloc(L + 1, sizeof(int));
+	if (!in->pred_start || !in->succ_start || !in->pred || !in->succ ||
+	    !in->topo || !fill) {
+		free(fill);
+		return fail(c, "edges", "out of memory");
+	}
+	for (int e = 0; e < E; e++) {
+		in->succ_start[in->edges[e][0] + 1]++;
+		in->pred_start[in->edges[e][1] + 1]++;
+	}
+	for (int l = 0; l < L; l++) {
+		in->succ_start[l + 1] += in->succ_start[l];
+		in->pred_start[l + 1] += in->pred_start[l];
+	}
+	for (int e = 0; e < E; e++) {
+		int u = in->edges[e][0], v = in->edges[e][1];
+		int64_t lag = in->stage_device[u] != in->stage_device[v] ?
+				      in->edge_comm[e] : 0;
+		in->succ[in->succ_start[u] + fill[u]++] =
+			(struct stage_link){v, lag};
+	}
+	memset(fill, 0, (L + 1) * sizeof(int));
+	for (int e = 0; e < E; e++) {
+		int u = in->edges[e][0], v = in->edges[e][1];
+		int64_t lag = in->stage_device[u] != in->stage_device[v] ?
+				      in->edge_comm[e] : 0;
+		in->pred[in->pred_start[v] + fill[v]++] =
+			(struct stage_link){u, lag};
+	}
+	free(fill);
+	in->is_chain = E == L - 1;
+	for (int e = 0; e < E && in->is_chain; e++)
+		in->is_chain = in->edges[e][0] == e && in->edges[e][1] == e + 1;
+	return STATUS_OK;
+}
+
+/* Kahn's algorithm; on a cycle, walk predecessors among the stages left
+ * over until one repeats, and name that cycle. */
+static enum status order_stages(const struct ctx *c, struct instance *in)
+{
+	int L = in->stages, head = 0, tail = 0;
+	int *indeg = calloc(L, sizeof(int));
+	if (!indeg)
+		return fail(c, "edges", "out of memory");
+	for (int l = 0; l < L; l++)
+		indeg[l] = in->pred_start[l + 1] - in->pred_start[l];
+	for (int l = 0; l < L; l++)
+		if (!indeg[l])
+			in->topo[tail++] = l;
+	while (head < tail) {
+		int u = in->topo[head++];
+		for (int i = in->succ_start[u]; i < in->succ_start[u + 1]; i++)
+			if (--indeg[in->succ[i].stage] == 0)
+				in->topo[tail++] = in->succ[i].stage;
+	}
+	if (tail == L) {
+		free(indeg);
+		return STATUS_OK;
+	}
+	int *seen = calloc(L, sizeof(int)), u = 0;
+	while (!indeg[u])
+		u++;
+	int step = 1;
+	while (!seen[u]) {
+		seen[u] = step++;
+		for (int i = in->pred_start[u]; i < in->pred_start[u + 1]; i++)
+			if (indeg[in->pred[i].stage]) {
+				u = in->pred[i].stage;
+				break;
+			}
+	}
+	/* u is on the cycle; walk it forward along successors still on it. */
+	char path[300] = "";
+	int len = 0, v = u;
+	do {
+		len += snprintf(path + len, sizeof path - len > 0 ? sizeof path - len : 0,
+				"%d -> ", v);
+		for (int i = in->succ_start[v]; i < in->succ_start[v + 1]; i++) {
+			int s = in->succ[i].stage;
+			if (indeg[s] && seen[s]) {
+				v = s;
+				break;
+			}
+		}
+	} while (v != u && len < (int)sizeof path - 20);
+	snprintf(path + (len < (int)sizeof path - 20 ? len : (int)sizeof path - 20),
+		 20, "%d", u);
+	free(indeg);
+	free(seen);
+	return fail(c, "edges", "cycle through stages %s", path);
+}
+
+static enum status check_size(const struct ctx *c, struct instance *in)
+{
+	long long ops = (long long)in->kinds * in->stages * in->microbatches;
+	if (ops > INST_MAX_OPS)
+		return fail(c, "microbatches", "%d stages x %d micro-batches x %d kinds = %lld ops exceeds the maximum %d",
+			    in->stages, in->microbatches, in->kinds, ops,
+			    INST_MAX_OPS);
+	return STATUS_OK;
+}
+
+static enum status parse_name(const struct ctx *c, json_t *root,
+			      struct instance *in)
+{
+	json_t *v = json_object_get(root, "name");
+	if (v && !json_is_string(v))
+		return fail(c, "name", "expected a string, got %s",
+			    json_type_name(v));
+	json_t *d = json_object_get(root, "description");
+	if (d && !json_is_string(d))
+		return fail(c, "description", "expected a string, got %s",
+			    json_type_name(d));
+	if (v) {
+		in->name = strdup(json_string_value(v));
+	} else {
+		const char *base = strrchr(c->source, '/');
+		base = base ? base + 1 : c->source;
+		in->name = strdup(base);
+		char *dot = in->name ? strrchr(in->name, '.') : NULL;
+		if (dot && dot != in->name)
+			*dot = 0;
+	}
+	return in->name ? STATUS_OK : fail(c, "name", "out of memory");
+}
+
+static enum status parse_root(const struct ctx *c, json_t *root,
+			      struct instance *in)
+{
+	static const char *const known[] = {
+		"name", "description", "devices", "microbatches", "chunks",
+		"placement", "edges", "split_backward", "cost", "comm",
+		"memory", "objective", NULL};
+	if (!json_is_object(root))
+		return err_set(c->err, "instance '%s': expected a JSON object at the top level, got %s",
+			       c->source, json_type_name(root));
+	if (check_keys(c, "", root, known) || parse_name(c, root, in) ||
+	    parse_sizes(c, root, in) || parse_placement(c, root, in) ||
+	    parse_edges(c, root, in) || parse_costs(c, root, in) ||
+	    check_size(c, in) || parse_comm(c, root, in) ||
+	    parse_memory(c, root, in) || parse_objective(c, root, in) ||
+	    build_adjacency(c, in) || order_stages(c, in))
+		return STATUS_ERROR;
+	return STATUS_OK;
+}
+
+enum status instance_parse(const char *text, const char *source,
+			   struct instance **out, struct error *err)
+{
+	struct ctx c = {source, err};
+	json_error_t jerr;
+	*out = NULL;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return err_set(err, "instance '%s': line %d, column %d: %s",
+			       source, jerr.line, jerr.column, jerr.text);
+	struct instance *in = calloc(1, sizeof *in);
+	if (!in) {
+		json_decref(root);
+		return err_set(err, "instance '%s': out of memory", source);
+	}
+	enum status st = parse_root(&c, root, in);
+	json_decref(root);
+	if (st) {
+		instance_free(in);
+		return st;
+	}
+	*out = in;
+	return STATUS_OK;
+}
+
+enum status instance_read(const char *path, struct instance **out,
+			  struct error *err)
+{
+	char *text;
+	*out = NULL;
+	if (file_slurp(path, "instance", &text, err))
+		return STATUS_ERROR;
+	enum status st = instance_parse(text, path, out, err);
+	free(text);
+	return st;
+}
+
+void instance_free(struct instance *in)
+{
+	if (!in)
+		return;
+	free(in->name);
+	free(in->placement);
+	free(in->stage_device);
+	free(in->edges);
+	free(in->edge_comm);
+	for (int k = 0; k < OP_KINDS; k++) {
+		free(in->cost[k]);
+		free(in->mem[k]);
+	}
+	free(in->limit);
+	free(in->pred_start);
+	free(in->pred);
+	free(in->succ_start);
+	free(in->succ);
+	free(in->topo);
+	free(in);
+}
+
+int64_t inst_device_load(const struct instance *in, int d)
+{
+	int64_t per_mb = 0;
+	for (int l = 0; l < in->stages; l++)
+		if (in->stage_device[l] == d)
+			for (int k = 0; k < in->kinds; k++)
+				per_mb += in->cost[k][l];
+	return per_mb * in->microbatches;
+}
+
+const char *op_kind_name(int kind)
+{
+	static const char *const names[] = {"F", "B", "W"};
+	return kind >= 0 && kind < OP_KINDS ? names[kind] : "?";
+}
+
+char *op_format(char *buf, int len, int kind, int stage, int mb)
+{
+	snprintf(buf, len, "%s(%d,%d)", op_kind_name(kind), stage, mb);
+	return buf;
+}
+
+bool inst_is_simple_chain(const struct instance *in, struct error *why)
+{
+	if (!in->is_chain) {
+		err_set(why, "the stages do not form the chain 0 -> 1 -> ... -> %d",
+			in->stages - 1);
+		return false;
+	}
+	if (in->stages != in->devices) {
+		err_set(why, "it needs one stage per device, but %d stages sit on %d devices",
+			in->stages, in->devices);
+		return false;
+	}
+	for (int l = 0; l < in->stages; l++)
+		for (int k = 0; k < l; k++)
+			if (in->stage_device[k] == in->stage_device[l]) {
+				err_set(why, "stages %d and %d share device %d", k,
+					l, in->stage_device[l]);
+				return false;
+			}
+	return true;
+}

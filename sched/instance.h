@@ -1,0 +1,128 @@
+/*
+ * The schedule instance: stages placed on devices, micro-batches, per-stage
+ * costs, communication latency, memory deltas and limits, the objective.
+ * Semantics: ../../shared/DESIGN.md, "The schedule problem"; file format:
+ * FORMATS.md and datasets/README.md.
+ *
+ * An op is (kind, stage, micro-batch). Ops are numbered densely so that every
+ * per-op array is flat:
+ *     id = (kind * L + stage) * M + mb,   0 <= id < kinds * L * M,
+ * with kinds = 3 when the backward is split (F, B, W) and 2 otherwise (F, B).
+ *
+ * Ownership: instance_read() and instance_from_json() return an instance the
+ * caller frees with instance_free(); every array inside belongs to it.
+ */
+#ifndef PIPEOPT_INSTANCE_H
+#define PIPEOPT_INSTANCE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/error.h"
+
+enum op_kind { OP_F = 0, OP_B = 1, OP_W = 2 };
+#define OP_KINDS 3
+
+enum objective { OBJ_MAKESPAN = 0, OBJ_SPAN = 1 };
+
+/* Limits that keep every sum of durations or memory deltas inside int64. */
+#define INST_MAX_DEVICES 4096
+#define INST_MAX_CHUNKS 64
+#define INST_MAX_STAGES 16384
+#define INST_MAX_MICROBATCHES (1 << 20)
+#define INST_MAX_OPS (1 << 25)          /* kinds * L * M */
+#define INST_MAX_DURATION (1LL << 32)   /* time units, per op or comm edge */
+#define INST_MAX_DELTA (1LL << 32)      /* |memory delta| per op */
+#define INST_MAX_LIMIT (1LL << 62)
+
+/* One stage-DAG edge as seen from one end: the stage at the other end, the
+ * latency an op crossing it waits (0 when both stages share a device). */
+struct stage_link {
+	int stage;
+	int64_t lag;    /* time units */
+};
+
+struct instance {
+	char *name;
+	int devices;               /* D */
+	int microbatches;          /* M */
+	int chunks;                /* stages per device for linear/interleaved/v */
+	int stages;                /* L */
+	int *stage_device;         /* [L] device running each stage */
+	char *placement;           /* "linear", "interleaved", "v" or "list" */
+
+	int nedges;
+	int (*edges)[2];           /* [nedges] stage DAG, [from, to] */
+	int64_t *edge_comm;        /* [nedges] latency, time units (given value,
+	                              applied only across devices) */
+	bool split_backward;       /* W is its own op */
+	int kinds;                 /* 3 if split_backward, else 2 */
+	int64_t *cost[OP_KINDS];   /* [kind][L] duration, time units;
+	                              cost[OP_W] is NULL when not split */
+
+	bool has_memory;           /* memory deltas given */
+	int64_t *mem[OP_KINDS];    /* [kind][L] delta, memory units; NULL if none */
+	bool has_limit;
+	int64_t *limit;            /* [D] memory units; NULL if none */
+
+	enum objective objective;
+
+	/* Derived, read-only: the stage DAG in both directions (CSR) and a
+	 * topological order of the stages. */
+	int *pred_start;           /* [L+1] */
+	struct stage_link *pred;   /* [nedges] predecessors of each stage */
+	int *succ_start;           /* [L+1] */
+	struct stage_link *succ;   /* [nedges] successors of each stage */
+	int *topo;                 /* [L] stages in topological order */
+	bool is_chain;             /* edges are exactly 0->1->...->L-1 */
+};
+
+/* Read and validate an instance file. Errors name the file and the key, and
+ * for JSON syntax the line and column. */
+enum status instance_read(const char *path, struct instance **out,
+			  struct error *err);
+
+/* Parse an instance from JSON text; `source` names it in messages. */
+enum status instance_parse(const char *text, const char *source,
+			   struct instance **out, struct error *err);
+
+void instance_free(struct instance *inst);
+
+/* Number of ops: kinds * L * M. */
+static inline int inst_nops(const struct instance *in)
+{
+	return in->kinds * in->stages * in->microbatches;
+}
+
+static inline int inst_op_id(const struct instance *in, int kind, int stage,
+			     int mb)
+{
+	return (kind * in->stages + stage) * in->microbatches + mb;
+}
+
+static inline int64_t inst_duration(const struct instance *in, int kind,
+				    int stage)
+{
+	return in->cost[kind][stage];
+}
+
+static inline int64_t inst_delta(const struct instance *in, int kind,
+				 int stage)
+{
+	return in->has_memory ? in->mem[kind][stage] : 0;
+}
+
+/* Total op time on device d over all micro-batches (time units). */
+int64_t inst_device_load(const struct instance *in, int d);
+
+/* "F", "B" or "W". */
+const char *op_kind_name(int kind);
+
+/* Write "F(3,12)" into buf; returns buf. */
+char *op_format(char *buf, int len, int kind, int stage, int mb);
+
+/* Whether the instance is a plain chain with one stage per device (the
+ * shape gpipe and 1f1b support); if not, why not (into err). */
+bool inst_is_simple_chain(const struct instance *in, struct error *why);
+
+#endif

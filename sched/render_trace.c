@@ -1,0 +1,42 @@
+/* Chrome trace event format: one complete ("X") event per op, one thread
+ * per device, named by metadata ("M") events. */
+#include <jansson.h>
+#include <stdio.h>
+
+#include "sched/render.h"
+
+char *render_trace(const struct instance *in, const struct schedule *s,
+		   const struct sim_result *r)
+{
+	json_t *events = json_array();
+	for (int d = 0; d < s->devices; d++) {
+		char name[32];
+		snprintf(name, sizeof name, "device %d", d);
+		json_array_append_new(events, json_pack("{s:s,s:s,s:i,s:i,s:{s:s}}",
+			"name", "thread_name", "ph", "M", "pid", 0, "tid", d,
+			"args", "name", name));
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			int id = inst_op_id(in, o->kind, o->stage, o->mb);
+			char label[48];
+			snprintf(label, sizeof label, "%s%d.%d",
+				 op_kind_name(o->kind), o->stage, o->mb);
+			json_array_append_new(events, json_pack(
+				"{s:s,s:s,s:s,s:I,s:I,s:i,s:i,s:{s:s,s:i,s:i}}",
+				"name", label, "cat", op_kind_name(o->kind),
+				"ph", "X", "ts", (json_int_t)r->start[id],
+				"dur", (json_int_t)(r->end[id] - r->start[id]),
+				"pid", 0, "tid", d, "args", "kind",
+				op_kind_name(o->kind), "stage", o->stage,
+				"microbatch", o->mb));
+		}
+	}
+	json_t *doc = json_pack("{s:o,s:s,s:{s:s,s:I,s:I}}", "traceEvents", events,
+				"displayTimeUnit", "ms", "otherData",
+				"instance", in->name, "makespan",
+				(json_int_t)r->makespan, "span",
+				(json_int_t)r->span);
+	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+	json_decref(doc);
+	return text;
+}

@@ -1,0 +1,203 @@
+/* The schedule: construction, comparison and JSON interchange. */
+#include "sched/schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/fileio.h"
+#include "sched/instance.h"
+
+struct schedule *schedule_new(int devices)
+{
+	struct schedule *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	s->devices = devices;
+	s->rows = calloc(devices > 0 ? devices : 1, sizeof *s->rows);
+	if (!s->rows) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void schedule_free(struct schedule *s)
+{
+	if (!s)
+		return;
+	for (int d = 0; d < s->devices; d++)
+		free(s->rows[d].ops);
+	free(s->rows);
+	free(s);
+}
+
+enum status schedule_push(struct schedule *s, int d, int kind, int stage,
+			  int mb)
+{
+	struct sched_row *r = &s->rows[d];
+	if (r->len == r->cap) {
+		int cap = r->cap ? 2 * r->cap : 16;
+		struct op *ops = realloc(r->ops, cap * sizeof *ops);
+		if (!ops)
+			return err_set(NULL, "out of memory");
+		r->ops = ops;
+		r->cap = cap;
+	}
+	r->ops[r->len++] = (struct op){kind, stage, mb};
+	return STATUS_OK;
+}
+
+long schedule_nops(const struct schedule *s)
+{
+	long n = 0;
+	for (int d = 0; d < s->devices; d++)
+		n += s->rows[d].len;
+	return n;
+}
+
+int schedule_has_w(const struct schedule *s)
+{
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++)
+			if (s->rows[d].ops[i].kind == OP_W)
+				return 1;
+	return 0;
+}
+
+int schedule_equal(const struct schedule *a, const struct schedule *b)
+{
+	if (a->devices != b->devices)
+		return 0;
+	for (int d = 0; d < a->devices; d++) {
+		if (a->rows[d].len != b->rows[d].len)
+			return 0;
+		for (int i = 0; i < a->rows[d].len; i++) {
+			const struct op *x = &a->rows[d].ops[i],
+					*y = &b->rows[d].ops[i];
+			if (x->kind != y->kind || x->stage != y->stage ||
+			    x->mb != y->mb)
+				return 0;
+		}
+	}
+	return 1;
+}
+
+json_t *schedule_to_json(const struct schedule *s)
+{
+	json_t *all = json_array();
+	for (int d = 0; d < s->devices; d++) {
+		json_t *row = json_array();
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			json_array_append_new(row, json_pack("[sii]",
+				op_kind_name(o->kind), o->stage, o->mb));
+		}
+		json_array_append_new(all, row);
+	}
+	return all;
+}
+
+/* One op ["F", stage, mb]; `where` is "schedule[d][i]". */
+static enum status parse_op(const json_t *v, const char *source,
+			    const char *where, struct op *op,
+			    struct error *err)
+{
+	if (!json_is_array(v) || json_array_size(v) != 3)
+		return err_set(err, "schedule '%s': %s: expected [kind, stage, micro-batch]",
+			       source, where);
+	const json_t *k = json_array_get(v, 0), *l = json_array_get(v, 1),
+		     *j = json_array_get(v, 2);
+	const char *ks = json_is_string(k) ? json_string_value(k) : "";
+	if (!strcmp(ks, "F"))
+		op->kind = OP_F;
+	else if (!strcmp(ks, "B"))
+		op->kind = OP_B;
+	else if (!strcmp(ks, "W"))
+		op->kind = OP_W;
+	else
+		return err_set(err, "schedule '%s': %s: kind must be \"F\", \"B\" or \"W\"",
+			       source, where);
+	if (!json_is_integer(l) || !json_is_integer(j) ||
+	    json_integer_value(l) < 0 || json_integer_value(j) < 0 ||
+	    json_integer_value(l) > INST_MAX_STAGES ||
+	    json_integer_value(j) > INST_MAX_MICROBATCHES)
+		return err_set(err, "schedule '%s': %s: stage and micro-batch must be integers in range",
+			       source, where);
+	op->stage = (int)json_integer_value(l);
+	op->mb = (int)json_integer_value(j);
+	return STATUS_OK;
+}
+
+enum status schedule_from_json(const json_t *v, const char *source,
+			       struct schedule **out, struct error *err)
+{
+	*out = NULL;
+	if (json_is_object(v))
+		v = json_object_get(v, "schedule");
+	if (!v)
+		return err_set(err, "schedule '%s': schedule: required key is missing",
+			       source);
+	if (!json_is_array(v) || json_array_size(v) < 1 ||
+	    json_array_size(v) > INST_MAX_DEVICES)
+		return err_set(err, "schedule '%s': schedule: expected a list with one list of ops per device",
+			       source);
+	struct schedule *s = schedule_new((int)json_array_size(v));
+	if (!s)
+		return err_set(err, "schedule '%s': out of memory", source);
+	for (int d = 0; d < s->devices; d++) {
+		const json_t *row = json_array_get(v, d);
+		if (!json_is_array(row)) {
+			schedule_free(s);
+			return err_set(err, "schedule '%s': schedule[%d]: expected a list of ops",
+				       source, d);
+		}
+		for (size_t i = 0; i < json_array_size(row); i++) {
+			char where[64];
+			struct op op = {0};
+			snprintf(where, sizeof where, "schedule[%d][%zu]", d, i);
+			if (parse_op(json_array_get(row, i), source, where, &op,
+				     err)) {
+				schedule_free(s);
+				return STATUS_ERROR;
+			}
+			if (schedule_push(s, d, op.kind, op.stage, op.mb)) {
+				schedule_free(s);
+				return err_set(err, "schedule '%s': out of memory",
+					       source);
+			}
+		}
+	}
+	*out = s;
+	return STATUS_OK;
+}
+
+enum status schedule_parse(const char *text, const char *source,
+			   struct schedule **out, struct error *err)
+{
+	json_error_t jerr;
+	*out = NULL;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return err_set(err, "schedule '%s': line %d, column %d: %s",
+			       source, jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		json_decref(root);
+		return err_set(err, "schedule '%s': expected an object {\"schedule\": [...]} at the top level",
+			       source);
+	}
+	enum status st = schedule_from_json(root, source, out, err);
+	json_decref(root);
+	return st;
+}
+
+enum status schedule_read(const char *path, struct schedule **out,
+			  struct error *err)
+{
+	char *text;
+	*out = NULL;
+	if (file_slurp(path, "schedule", &text, err))
+		return STATUS_ERROR;
+	enum status st = schedule_parse(text, path, out, err);
+	free(text);
+	return st;
+}

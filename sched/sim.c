@@ -1,0 +1,289 @@
+/* The simulator and validator (see sim.h for the semantics). */
+#include "sched/sim.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sim {
+	const struct instance *in;
+	int nops;
+	int64_t *start, *end;   /* [nops] by op id; end < 0 = not yet run */
+	uint8_t *seen;          /* [nops] */
+	int64_t *peak;          /* [D] */
+	int64_t *free_at;       /* [D] time the device finishes its last op */
+	int *pos;               /* [D] next position in the device's order */
+	int *stack;             /* [D] devices to look at again */
+	uint8_t *queued;        /* [D] */
+	int64_t busy;           /* sum of all op durations, time units */
+};
+
+struct sim *sim_new(const struct instance *in)
+{
+	struct sim *s = calloc(1, sizeof *s);
+	if (!s)
+		return NULL;
+	int n = inst_nops(in), D = in->devices;
+	s->in = in;
+	s->nops = n;
+	s->start = malloc(n * sizeof *s->start);
+	s->end = malloc(n * sizeof *s->end);
+	s->seen = malloc(n);
+	s->peak = malloc(D * sizeof *s->peak);
+	s->free_at = malloc(D * sizeof *s->free_at);
+	s->pos = malloc(D * sizeof *s->pos);
+	s->stack = malloc(D * sizeof *s->stack);
+	s->queued = malloc(D);
+	for (int l = 0; l < in->stages; l++)
+		for (int k = 0; k < in->kinds; k++)
+			s->busy += in->cost[k][l] * in->microbatches;
+	if (!s->start || !s->end || !s->seen || !s->peak || !s->free_at ||
+	    !s->pos || !s->stack || !s->queued) {
+		sim_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void sim_free(struct sim *s)
+{
+	if (!s)
+		return;
+	free(s->start);
+	free(s->end);
+	free(s->seen);
+	free(s->peak);
+	free(s->free_at);
+	free(s->pos);
+	free(s->stack);
+	free(s->queued);
+	free(s);
+}
+
+/* Pass 1: every op is one of the instance's, on its stage's device, at most
+ * once; then none is missing. Also tracks memory against the limits. */
+static enum status check_ops(struct sim *s, const struct schedule *sc,
+			     struct error *err)
+{
+	const struct instance *in = s->in;
+	char a[64];
+	memset(s->seen, 0, s->nops);
+	long count = 0;
+	for (int d = 0; d < in->devices; d++) {
+		const struct sched_row *row = &sc->rows[d];
+		int64_t mem = 0, peak = 0;
+		for (int i = 0; i < row->len; i++) {
+			const struct op *o = &row->ops[i];
+			if (o->kind < 0 || o->kind >= in->kinds || o->stage < 0 ||
+			    o->stage >= in->stages || o->mb < 0 ||
+			    o->mb >= in->microbatches)
+				return err_set(err, "device %d, position %d: %s is not an op of the instance (%d stages, %d micro-batches, %s)",
+					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
+					       in->stages, in->microbatches,
+					       in->split_backward ? "kinds F, B, W" : "kinds F, B");
+			if (in->stage_device[o->stage] != d)
+				return err_set(err, "device %d, position %d: %s belongs to stage %d, which runs on device %d",
+					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
+					       o->stage, in->stage_device[o->stage]);
+			int id = inst_op_id(in, o->kind, o->stage, o->mb);
+			if (s->seen[id])
+				return err_set(err, "device %d, position %d: duplicate op %s",
+					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
+			s->seen[id] = 1;
+			mem += inst_delta(in, o->kind, o->stage);
+			if (mem > peak)
+				peak = mem;
+			if (in->has_limit && mem > in->limit[d])
+				return err_set(err, "device %d, position %d: memory over the limit at %s: %" PRId64 " > %" PRId64,
+					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
+					       mem, in->limit[d]);
+		}
+		s->peak[d] = peak;
+		count += row->len;
+	}
+	if (count == s->nops)
+		return STATUS_OK;
+	int M = in->microbatches, L = in->stages;
+	for (int id = 0; id < s->nops; id++)
+		if (!s->seen[id]) {
+			int k = id / (L * M), l = id / M % L, j = id % M;
+			return err_set(err, "device %d: missing op %s",
+				       in->stage_device[l], op_format(a, sizeof a, k, l, j));
+		}
+	return STATUS_OK;   /* unreachable: count < nops means one is unseen */
+}
+
+/*
+ * Earliest start of op (k,l,j) given the device is free at `t`, or -1 when an
+ * input has not been produced yet (its id goes to *waiting).
+ */
+static inline int64_t ready_time(const struct sim *s, int k, int l, int j,
+				 int64_t t, int *waiting)
+{
+	const struct instance *in = s->in;
+	const int64_t *end = s->end;
+	int M = in->microbatches, L = in->stages;
+	if (k == OP_F) {
+		for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
+			int x = in->pred[i].stage * M + j;   /* F(p, j) */
+			if (end[x] < 0) {
+				*waiting = x;
+				return -1;
+			}
+			int64_t a = end[x] + in->pred[i].lag;
+			t = a > t ? a : t;
+		}
+		return t;
+	}
+	if (k == OP_B) {
+		int f = l * M + j;
+		if (end[f] < 0) {
+			*waiting = f;
+			return -1;
+		}
+		t = end[f] > t ? end[f] : t;
+		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++) {
+			int x = (L + in->succ[i].stage) * M + j;   /* B(s, j) */
+			if (end[x] < 0) {
+				*waiting = x;
+				return -1;
+			}
+			int64_t a = end[x] + in->succ[i].lag;
+			t = a > t ? a : t;
+		}
+		return t;
+	}
+	int b = (L + l) * M + j;   /* W(l,j) <- B(l,j) */
+	if (end[b] < 0) {
+		*waiting = b;
+		return -1;
+	}
+	return end[b] > t ? end[b] : t;
+}
+
+static enum status report_deadlock(const struct sim *s,
+				   const struct schedule *sc,
+				   struct error *err)
+{
+	const struct instance *in = s->in;
+	int M = in->microbatches, L = in->stages, len = 0, shown = 0;
+	char msg[sizeof err->msg], a[64], b[64];
+	len = snprintf(msg, sizeof msg, "deadlock: the orders contradict the dependencies:");
+	for (int d = 0; d < in->devices && shown < 3; d++) {
+		if (s->pos[d] >= sc->rows[d].len)
+			continue;
+		const struct op *o = &sc->rows[d].ops[s->pos[d]];
+		int w = -1;
+		ready_time(s, o->kind, o->stage, o->mb, 0, &w);
+		int wk = w / (L * M), wl = w / M % L, wj = w % M;
+		len += snprintf(msg + len, len < (int)sizeof msg ? sizeof msg - len : 0,
+				"%s device %d waits at %s for %s (device %d)",
+				shown ? ";" : "", d,
+				op_format(a, sizeof a, o->kind, o->stage, o->mb),
+				op_format(b, sizeof b, wk, wl, wj),
+				in->stage_device[wl]);
+		shown++;
+	}
+	return err_set(err, "%s", msg);
+}
+
+/* Pass 2: time the ops. A device runs its order until an input is missing;
+ * finishing an op re-queues the devices whose ops may wait for it. */
+static enum status time_ops(struct sim *s, const struct schedule *sc,
+			    struct error *err)
+{
+	const struct instance *in = s->in;
+	const int M = in->microbatches, L = in->stages, D = in->devices;
+	int top = 0, done = 0;
+	memset(s->end, 0xff, s->nops * sizeof *s->end);   /* all -1 */
+	for (int d = 0; d < D; d++) {
+		s->pos[d] = 0;
+		s->free_at[d] = 0;
+		s->queued[d] = 1;
+		s->stack[top++] = D - 1 - d;
+	}
+	while (top > 0) {
+		int d = s->stack[--top];
+		s->queued[d] = 0;
+		const struct sched_row *row = &sc->rows[d];
+		int pos = s->pos[d];
+		int64_t t = s->free_at[d];
+		while (pos < row->len) {
+			const struct op *o = &row->ops[pos];
+			int k = o->kind, l = o->stage, j = o->mb, w;
+			int64_t st = ready_time(s, k, l, j, t, &w);
+			if (st < 0)
+				break;
+			int id = (k * L + l) * M + j;
+			t = st + in->cost[k][l];
+			s->start[id] = st;
+			s->end[id] = t;
+			pos++;
+			/* Wake devices that may wait for this op. */
+			const struct stage_link *nb;
+			int from, to;
+			if (k == OP_F) {
+				nb = in->succ;
+				from = in->succ_start[l];
+				to = in->succ_start[l + 1];
+			} else if (k == OP_B) {
+				nb = in->pred;
+				from = in->pred_start[l];
+				to = in->pred_start[l + 1];
+			} else {
+				continue;
+			}
+			for (int i = from; i < to; i++) {
+				int e = in->stage_device[nb[i].stage];
+				if (e != d && !s->queued[e]) {
+					s->queued[e] = 1;
+					s->stack[top++] = e;
+				}
+			}
+		}
+		done += pos - s->pos[d];
+		s->pos[d] = pos;
+		s->free_at[d] = t;
+	}
+	if (done < s->nops)
+		return report_deadlock(s, sc, err);
+	return STATUS_OK;
+}
+
+static void summarise(const struct sim *s, const struct schedule *sc,
+		      struct sim_result *r)
+{
+	const struct instance *in = s->in;
+	int64_t makespan = 0, span = 0;
+	for (int d = 0; d < in->devices; d++) {
+		const struct sched_row *row = &sc->rows[d];
+		if (!row->len)
+			continue;
+		const struct op *f = &row->ops[0], *g = &row->ops[row->len - 1];
+		int64_t first = s->start[inst_op_id(in, f->kind, f->stage, f->mb)];
+		int64_t last = s->end[inst_op_id(in, g->kind, g->stage, g->mb)];
+		makespan = last > makespan ? last : makespan;
+		span = last - first > span ? last - first : span;
+	}
+	r->makespan = makespan;
+	r->span = span;
+	r->objective = in->objective == OBJ_SPAN ? span : makespan;
+	r->busy = s->busy;
+	r->bubble_ratio = makespan > 0 ?
+		1.0 - (double)s->busy / ((double)in->devices * (double)makespan) : 0.0;
+	r->peak_memory = s->peak;
+	r->start = s->start;
+	r->end = s->end;
+}
+
+enum status sim_run(struct sim *s, const struct schedule *sc,
+		    struct sim_result *r, struct error *err)
+{
+	if (sc->devices != s->in->devices)
+		return err_set(err, "the schedule has %d device rows, the instance %d devices",
+			       sc->devices, s->in->devices);
+	if (check_ops(s, sc, err) || time_ops(s, sc, err))
+		return STATUS_ERROR;
+	summarise(s, sc, r);
+	return STATUS_OK;
+}

@@ -1,0 +1,58 @@
+/*
+ * The simulator and validator: from per-device op orders to exact times.
+ *
+ * Semantics (DESIGN.md): each op starts as soon as its device has finished
+ * the previous op in its order and all its inputs have arrived:
+ *     start(o) = max( end(prev op on the device),
+ *                     max over dependencies x of o: end(x) + lag(x, o) )
+ *     end(o)   = start(o) + duration(o)
+ * with lag = comm of the stage edge when the two stages sit on different
+ * devices, else 0. Dependencies of micro-batch j:
+ *     F(l,j) <- F(p,j) for each predecessor stage p
+ *     B(l,j) <- F(l,j), and B(s,j) for each successor stage s
+ *     W(l,j) <- B(l,j)
+ * Memory is the running sum of deltas in each device's order, charged at op
+ * start; it must never exceed the device's limit.
+ *
+ * A schedule is valid when every op of the instance appears exactly once, on
+ * the device of its stage, the orders do not contradict the dependencies
+ * (else the simulation deadlocks) and memory stays within the limits.
+ *
+ * The simulator is the GA's fitness function: one struct sim per instance
+ * holds all work arrays, so sim_run() allocates nothing. Each op is visited
+ * once per pass; the cost is O(ops + stage edges x micro-batches).
+ */
+#ifndef PIPEOPT_SIM_H
+#define PIPEOPT_SIM_H
+
+#include <stdint.h>
+
+#include "sched/error.h"
+#include "sched/instance.h"
+#include "sched/schedule.h"
+
+struct sim;
+
+struct sim_result {
+	int64_t makespan;           /* time units: end of the last op */
+	int64_t span;               /* time units: max over devices of
+	                               last end - first start */
+	int64_t objective;          /* makespan or span, per the instance */
+	int64_t busy;               /* time units: sum of all op durations */
+	double bubble_ratio;        /* 1 - busy / (devices * makespan) */
+	const int64_t *peak_memory; /* [devices] memory units, owned by sim */
+	const int64_t *start;       /* [ops] by op id (inst_op_id), owned by sim */
+	const int64_t *end;         /* [ops] by op id, owned by sim */
+};
+
+/* A simulator for one instance; the instance must outlive it. */
+struct sim *sim_new(const struct instance *in);
+void sim_free(struct sim *s);
+
+/* Validate and time a schedule. On failure err (may be NULL, which skips
+ * formatting) names the device and op. The result's arrays stay valid until
+ * the next sim_run() or sim_free(). */
+enum status sim_run(struct sim *s, const struct schedule *sc,
+		    struct sim_result *r, struct error *err);
+
+#endif
