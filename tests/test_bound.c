@@ -1,0 +1,267 @@
+/*
+ * Lower bounds (sched/bound.c): closed forms derived by hand, and never above
+ * the brute-force optimum (tests/brute.h) on tiny instances.
+ */
+#include "test_helpers.h"
+
+#include "brute.h"
+#include "sched/bound.h"
+
+static struct bounds bounds_of(const struct instance *in)
+{
+	struct bounds b;
+	struct error err;
+	if (bound_compute(in, &b, &err))
+		fail_msg("bound_compute failed: %s", err.msg);
+	return b;
+}
+
+static struct instance *chain(int p, int m, int64_t F, int64_t B, int64_t W,
+			      int64_t c, const char *extra)
+{
+	char json[512];
+	if (W >= 0)
+		snprintf(json, sizeof json,
+			 "{\"devices\":%d,\"microbatches\":%d,\"cost\":{\"F\":%lld,\"B\":%lld,\"W\":%lld},\"comm\":%lld%s}",
+			 p, m, (long long)F, (long long)B, (long long)W, (long long)c, extra);
+	else
+		snprintf(json, sizeof json,
+			 "{\"devices\":%d,\"microbatches\":%d,\"cost\":{\"F\":%lld,\"B\":%lld},\"comm\":%lld%s}",
+			 p, m, (long long)F, (long long)B, (long long)c, extra);
+	return parse_instance_ok(json);
+}
+
+/*
+ * Fused backward, uniform chain: the last device cannot start before its
+ * forward input has crossed p-1 stages, (p-1)(F+c); it then works m(F+B);
+ * after its last B the gradient still crosses p-1 stages, (p-1)(B+c). So
+ *     LB = (m+p-1)(F+B) + 2(p-1)c,
+ * and no other device or op set gives more (worked out in the issue notes:
+ * device 0's B cannot start before pF+(p-1)B+2(p-1)c, which is (m-1)F less).
+ */
+static void test_fused_chain_closed_form(void **state)
+{
+	static const int64_t cases[][5] = {
+		/* p, m, F, B, c */
+		{1, 1, 3, 5, 0}, {1, 7, 3, 5, 9}, {2, 1, 1, 1, 0}, {2, 4, 2, 3, 1},
+		{4, 8, 3, 5, 0}, {4, 8, 3, 5, 7}, {8, 3, 10, 20, 4}, {5, 5, 1, 2, 100},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int64_t p = cases[i][0], m = cases[i][1], F = cases[i][2],
+			B = cases[i][3], c = cases[i][4];
+		struct instance *in = chain((int)p, (int)m, F, B, -1, c, "");
+		struct bounds b = bounds_of(in);
+		assert_int_equal(b.best, (m + p - 1) * (F + B) + 2 * (p - 1) * c);
+		assert_int_equal(b.device, b.best);
+		instance_free(in);
+	}
+}
+
+/*
+ * Split backward, uniform chain, on the last device (Jackson's rule by hand):
+ *   F jobs: release (p-1)(F+c), tail B + (p-1)(B+c) + W
+ *   B jobs: release (p-1)(F+c) + F, tail (p-1)(B+c) + W
+ *   W jobs: release (p-1)(F+c) + F + B, tail 0
+ * Largest tail first runs all F, then all B, then all W, so
+ *   LB = (p-1)(F+c) + m(F+B) + max((p-1)(B+c) + W, m W),
+ * the issue's "(p-1)(F+comm) + m(F+B+W)" when mW dominates.
+ */
+static void test_split_chain_closed_form(void **state)
+{
+	static const int64_t cases[][6] = {
+		/* p, m, F, B, W, c */
+		{4, 8, 18522, 18086, 9337, 601}, {4, 8, 1, 1, 1, 0}, {2, 2, 2, 3, 1, 1},
+		{6, 2, 5, 5, 1, 3}, {3, 10, 4, 2, 2, 0}, {8, 1, 1, 1, 1, 1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int64_t p = cases[i][0], m = cases[i][1], F = cases[i][2],
+			B = cases[i][3], W = cases[i][4], c = cases[i][5];
+		struct instance *in = chain((int)p, (int)m, F, B, W, c, "");
+		struct bounds b = bounds_of(in);
+		int64_t drain = (p - 1) * (B + c) + W > m * W ? (p - 1) * (B + c) + W : m * W;
+		assert_int_equal(b.best, (p - 1) * (F + c) + m * (F + B) + drain);
+		assert_true(b.best >= (p - 1) * (F + c) + m * (F + B + W));
+		instance_free(in);
+	}
+	/* The bundled example: 3 * 19123 + 8 * 45945 = 424929. */
+	struct instance *in = chain(4, 8, 18522, 18086, 9337, 601, "");
+	assert_int_equal(bounds_of(in).best, 424929);
+	instance_free(in);
+}
+
+/*
+ * Memory warm-up, p = 2, fused, F = B = 1, deltas +1/-1, limit 1 on every
+ * device, M = 3. Device 0: its first B(0,0) cannot start before
+ * F(0,0) + F(1,0) + B(1,0) = 3; before it, memory admits one forward (time
+ * 1), so it idles >= 3 - 0 - 1 = 2: LB_mem = 0 + load 6 + 2 + 0 = 8.
+ * The true optimum serialises the micro-batches: each takes F,F,B,B = 4
+ * on the critical device, so 12 (brute force below).
+ */
+static void test_memory_warmup_by_hand(void **state)
+{
+	struct instance *in = chain(2, 3, 1, 1, -1, 0,
+				    ",\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}");
+	struct bounds b = bounds_of(in);
+	assert_int_equal(b.memory, 8);
+	assert_int_equal(b.memory_at, 0);
+	assert_int_equal(b.best, 8);
+	assert_int_equal(brute_optimum(in, NULL), 12);
+	instance_free(in);
+	/* With limit 3 the three forwards fit, so device 0 is forced to idle
+	 * only 3 - 0 - 3 < 0: its bound drops to 0 + 6 + 0 = 6. Device 1
+	 * (h = 1, first B at 2, tails >= B(0) = 1) gives 1 + 6 + 0 + 1 = 8,
+	 * which is now the largest, on device 1. */
+	in = chain(2, 3, 1, 1, -1, 0, ",\"memory\":{\"F\":1,\"B\":-1,\"limit\":3}");
+	b = bounds_of(in);
+	assert_int_equal(b.memory, 8);
+	assert_int_equal(b.memory_at, 1);
+	instance_free(in);
+}
+
+/*
+ * Span of device 0, p = 2, M = 1, F = B = W = 1: F(0) -> F(1) -> B(1) ->
+ * B(0) -> W(0) is one chain from device 0's first op to its last, 5 long.
+ */
+static void test_span_relative_chain(void **state)
+{
+	struct instance *in = chain(2, 1, 1, 1, 1, 0, ",\"objective\":\"span\"");
+	struct bounds b = bounds_of(in);
+	assert_int_equal(b.critical_path, 5);
+	assert_int_equal(b.best, 5);
+	assert_int_equal(brute_optimum(in, NULL), 5);
+	instance_free(in);
+}
+
+/* Stage DAG: diamond 0 -> {1, 2} -> 3 on four devices, F = 2, B = 3,
+ * M = 1, comm 1. Longest path: F0 F1 F3 B3 B1 B0 with 5 crossings:
+ * 3*2 + 3*3 + 4*1 = 19 (each of the 4 edges on the path crossed once). */
+static void test_dag_critical_path(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":4,\"microbatches\":1,\"edges\":[[0,1],[0,2],[1,3],[2,3]],"
+		"\"cost\":{\"F\":2,\"B\":3},\"comm\":1}");
+	struct bounds b = bounds_of(in);
+	assert_int_equal(b.critical_path, 19);
+	assert_int_equal(b.best, 19);
+	assert_int_equal(brute_optimum(in, NULL), 19);
+	instance_free(in);
+}
+
+/* Deterministic small random numbers. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+static int rnd(int lo, int hi)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return lo + (int)(rng_state % (uint64_t)(hi - lo + 1));
+}
+
+/* Shapes small enough to enumerate (product of per-device orders <= 10^4). */
+struct shape {
+	const char *json;   /* devices, microbatches, placement, edges */
+	bool split;
+	int stages;
+};
+
+static const struct shape shapes[] = {
+	{"\"devices\":2,\"microbatches\":2", true, 2},
+	{"\"devices\":3,\"microbatches\":2", true, 3},
+	{"\"devices\":2,\"microbatches\":3", false, 2},
+	{"\"devices\":3,\"microbatches\":2", false, 3},
+	{"\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"interleaved\"", false, 4},
+	{"\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"v\"", false, 4},
+	{"\"devices\":3,\"microbatches\":2,\"placement\":[0,1,2,0],\"edges\":[[0,1],[0,2],[1,3],[2,3]]", false, 4},
+	{"\"devices\":3,\"microbatches\":1,\"placement\":[0,1,2,0],\"edges\":[[0,1],[0,2],[1,3],[2,3]]", true, 4},
+	{"\"devices\":1,\"microbatches\":3", true, 1},
+};
+
+static void list_json(char *buf, size_t len, int n, int lo, int hi, int *out)
+{
+	size_t k = snprintf(buf, len, "[");
+	for (int i = 0; i < n; i++) {
+		out[i] = rnd(lo, hi);
+		k += snprintf(buf + k, len - k, "%s%d", i ? "," : "", out[i]);
+	}
+	snprintf(buf + k, len - k, "]");
+}
+
+/* A random instance of a shape: per-stage costs, comm, maybe memory. */
+static struct instance *random_instance(const struct shape *s, int devices)
+{
+	char f[128], b[128], w[128], mf[128], json[1024];
+	int fv[8], bv[8], wv[8], a[8];
+	list_json(f, sizeof f, s->stages, 1, 4, fv);
+	list_json(b, sizeof b, s->stages, 1, 5, bv);
+	list_json(w, sizeof w, s->stages, 0, 3, wv);
+	list_json(mf, sizeof mf, s->stages, 0, 3, a);
+	int k = snprintf(json, sizeof json, "{%s,\"cost\":{\"F\":%s,\"B\":%s%s%s},\"comm\":%d",
+			 s->json, f, b, s->split ? ",\"W\":" : "", s->split ? w : "",
+			 rnd(0, 2));
+	if (rnd(0, 1)) {
+		/* memory: F = a, B = -a (fused) or B = -a + x, W = -x (split) */
+		char mb[128], mw[128];
+		int kb = snprintf(mb, sizeof mb, "["), kw = snprintf(mw, sizeof mw, "[");
+		int amax = 0;
+		for (int i = 0; i < s->stages; i++) {
+			int x = s->split ? rnd(0, a[i]) : 0;
+			kb += snprintf(mb + kb, sizeof mb - kb, "%s%d", i ? "," : "", -a[i] + x);
+			kw += snprintf(mw + kw, sizeof mw - kw, "%s%d", i ? "," : "", -x);
+			amax = a[i] > amax ? a[i] : amax;
+		}
+		snprintf(mb + kb, sizeof mb - kb, "]");
+		snprintf(mw + kw, sizeof mw - kw, "]");
+		k += snprintf(json + k, sizeof json - k,
+			      ",\"memory\":{\"F\":%s,\"B\":%s%s%s,\"limit\":%d}", mf, mb,
+			      s->split ? ",\"W\":" : "", s->split ? mw : "",
+			      amax + rnd(0, 2 * amax + 1));
+	}
+	snprintf(json + k, sizeof json - k, ",\"objective\":\"%s\"}",
+		 rnd(0, 2) ? "makespan" : "span");
+	(void)devices;
+	return parse_instance_ok(json);
+}
+
+static void test_never_above_brute_force(void **state)
+{
+	int tight = 0, total = 0;
+	for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
+		for (int rep = 0; rep < 8; rep++) {
+			struct instance *in = random_instance(&shapes[sh], 0);
+			struct bounds b = bounds_of(in);
+			long evaluated;
+			int64_t opt = brute_optimum(in, &evaluated);
+			assert_true(evaluated > 0);
+			if (opt == INT64_MAX) {   /* memory makes it infeasible */
+				instance_free(in);
+				continue;
+			}
+			if (b.critical_path > opt || b.device > opt || b.memory > opt)
+				fail_msg("shape %zu rep %d: bound (%lld, %lld, %lld) above optimum %lld",
+					 sh, rep, (long long)b.critical_path,
+					 (long long)b.device, (long long)b.memory,
+					 (long long)opt);
+			tight += b.best == opt;
+			total++;
+			instance_free(in);
+		}
+	}
+	/* The bounds are not vacuous: they meet the optimum often. */
+	print_message("bounds met the brute-force optimum on %d of %d instances\n",
+		      tight, total);
+	assert_true(total >= 50);
+	assert_true(tight > 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fused_chain_closed_form),
+		cmocka_unit_test(test_split_chain_closed_form),
+		cmocka_unit_test(test_memory_warmup_by_hand),
+		cmocka_unit_test(test_span_relative_chain),
+		cmocka_unit_test(test_dag_critical_path),
+		cmocka_unit_test(test_never_above_brute_force),
+	};
+	return cmocka_run_group_tests_name("bound", tests, NULL, NULL);
+}

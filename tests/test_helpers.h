@@ -1,0 +1,50 @@
+/*
+ * Include this instead of <cmocka.h>: cmocka 1.1.5 needs these headers
+ * first, and its float assertion is single precision, so doubles get their
+ * own helper.
+ */
+#ifndef PIPEOPT_TEST_HELPERS_H
+#define PIPEOPT_TEST_HELPERS_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/instance.h"
+
+/* assert |a - b| <= eps in double precision. */
+#define assert_double_near(a, b, eps)                                          \
+	do {                                                                   \
+		double a_ = (a), b_ = (b);                                     \
+		if (!(fabs(a_ - b_) <= (eps)))                                 \
+			fail_msg("%.17g != %.17g (eps %g)", a_, b_,            \
+				 (double)(eps));                               \
+	} while (0)
+
+/* Assert that haystack contains needle, printing both when it does not. */
+#define assert_contains(haystack, needle)                                      \
+	do {                                                                   \
+		const char *h_ = (haystack), *n_ = (needle);                   \
+		if (!h_ || !strstr(h_, n_))                                    \
+			fail_msg("'%s' does not contain '%s'", h_ ? h_ : "(null)", \
+				 n_);                                          \
+	} while (0)
+
+/* Parse an instance from JSON text, failing the test on error. */
+static inline struct instance *parse_instance_ok(const char *json)
+{
+	struct instance *in = NULL;
+	struct error err = {{0}};
+	if (instance_parse(json, "test.json", &in, &err))
+		fail_msg("instance rejected: %s", err.msg);
+	return in;
+}
+
+#endif
