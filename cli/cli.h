@@ -61,6 +61,18 @@ char *cli_render(enum sched_format fmt, const struct instance *in,
 /* Write text to path ("-" = stdout) atomically; names path in errors. */
 enum status cli_write(const char *path, const char *text, struct error *err);
 
+/* Render (cli_render) and write (cli_write) in one step. */
+enum status cli_write_schedule(const char *path, enum sched_format fmt,
+			       const struct instance *in,
+			       const struct schedule *s,
+			       const struct sim_result *r, bool split,
+			       struct error *err);
+
+/* Options of a command whose only flag is --json (and --help): returns 0
+ * to go on, -1 after printing the help, or EXIT_USAGE. */
+int cli_json_flag(const char *cmd, const char *usage_text, int argc,
+		  char **argv, bool *json);
+
 /* Simulate s on in; on failure prefix the message with `what`. The sim is
  * returned for the result's arrays (caller frees). */
 enum status cli_simulate(const struct instance *in, const struct schedule *s,

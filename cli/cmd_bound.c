@@ -19,20 +19,10 @@ static const char usage_text[] =
 
 int cmd_bound(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
-	bool json = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		} else
-			return cli_usage("bound", "unknown option");
-	}
+	bool json;
+	int rc = cli_json_flag("bound", usage_text, argc, argv, &json);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	if (argc - optind != 1)
 		return cli_usage("bound", "expected one INSTANCE file");
 	double t0 = cli_now();

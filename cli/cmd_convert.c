@@ -37,7 +37,7 @@ int cmd_convert(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		} else
-			return cli_usage("convert", "unknown option");
+			return cli_usage("convert", "unknown option or missing value in '%s'", argv[optind - 1]);
 	}
 	if (argc - optind != 2)
 		return cli_usage("convert", "expected IN and OUT");
@@ -60,12 +60,10 @@ int cmd_convert(int argc, char **argv)
 	    (inst_path && (instance_read(inst_path, &in, &err) ||
 			   cli_simulate(in, s, what, &sim, &r, &err)))) {
 		rc = cli_fail(false, &err);
-	} else {
-		bool split = in ? in->split_backward : schedule_has_w(s);
-		char *text = cli_render(to, in, s, in ? &r : NULL, split);
-		if (cli_write(dst, text, &err))
-			rc = cli_fail(false, &err);
-		free(text);
+	} else if (cli_write_schedule(dst, to, in, s, in ? &r : NULL,
+				      in ? in->split_backward : schedule_has_w(s),
+				      &err)) {
+		rc = cli_fail(false, &err);
 	}
 	sim_free(sim);
 	schedule_free(s);

@@ -56,7 +56,7 @@ static json_t *family_row(const struct family *f, const struct instance *in,
 	return row;
 }
 
-static void print_row(const json_t *row)
+static void print_row(const json_t *row, bool has_memory)
 {
 	const char *name = json_string_value(json_object_get(row, "family"));
 	if (json_object_get(row, "error")) {
@@ -69,11 +69,14 @@ static void print_row(const json_t *row)
 	json_t *v;
 	json_array_foreach(json_object_get(row, "peak_memory"), i, v)
 		peak = json_integer_value(v) > peak ? json_integer_value(v) : peak;
-	printf("%-10s %12" PRId64 " %12" PRId64 " %12" PRId64 " %8.2f %% %10" PRId64 " %8.2f %%%s\n",
+	char peak_text[24] = "-";
+	if (has_memory)
+		snprintf(peak_text, sizeof peak_text, "%" PRId64, peak);
+	printf("%-10s %12" PRId64 " %12" PRId64 " %12" PRId64 " %8.2f %% %10s %8.2f %%%s\n",
 	       name, (int64_t)json_integer_value(json_object_get(row, "objective")),
 	       (int64_t)json_integer_value(json_object_get(row, "makespan")),
 	       (int64_t)json_integer_value(json_object_get(row, "span")),
-	       100.0 * json_real_value(json_object_get(row, "bubble_ratio")), peak,
+	       100.0 * json_real_value(json_object_get(row, "bubble_ratio")), peak_text,
 	       100.0 * json_real_value(json_object_get(row, "gap")),
 	       json_is_true(json_object_get(row, "certified")) ? "  optimal" : "");
 }
@@ -106,7 +109,7 @@ static int compare(const char *path, bool json)
 		size_t i;
 		json_t *row;
 		json_array_foreach(rows, i, row)
-			print_row(row);
+			print_row(row, in->has_memory);
 		json_decref(rows);
 	}
 	instance_free(in);
@@ -115,20 +118,10 @@ static int compare(const char *path, bool json)
 
 int cmd_families(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
-	bool json = false;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = true;
-		else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		} else
-			return cli_usage("families", "unknown option");
-	}
+	bool json;
+	int rc = cli_json_flag("families", usage_text, argc, argv, &json);
+	if (rc)
+		return rc < 0 ? 0 : rc;
 	if (argc - optind > 1)
 		return cli_usage("families", "expected at most one INSTANCE file");
 	return argc - optind == 1 ? compare(argv[optind], json) : list_families(json);

@@ -38,7 +38,7 @@ int cmd_generate(int argc, char **argv)
 			fputs(usage_text, stdout);
 			return 0;
 		} else
-			return cli_usage("generate", "unknown option");
+			return cli_usage("generate", "unknown option or missing value in '%s'", argv[optind - 1]);
 	}
 	if (argc - optind != 2)
 		return cli_usage("generate", "expected NAME and INSTANCE");
@@ -57,11 +57,9 @@ int cmd_generate(int argc, char **argv)
 	    family_generate(name, in, &s, &err) ||
 	    cli_simulate(in, s, what, &sim, &r, &err)) {
 		rc = cli_fail(false, &err);
-	} else {
-		char *text = cli_render(fmt, in, s, &r, in->split_backward);
-		if (cli_write(out, text, &err))
-			rc = cli_fail(false, &err);
-		free(text);
+	} else if (cli_write_schedule(out, fmt, in, s, &r, in->split_backward,
+				      &err)) {
+		rc = cli_fail(false, &err);
 	}
 	sim_free(sim);
 	schedule_free(s);

@@ -68,7 +68,7 @@ static int parse(int argc, char **argv, struct simulate_opts *o)
 				return cli_usage("simulate", "unknown format '%s'", optarg);
 			break;
 		case 'h': fputs(usage_text, stdout); return -1;
-		default: return cli_usage("simulate", "unknown option");
+		default: return cli_usage("simulate", "unknown option or missing value in '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)
@@ -87,13 +87,9 @@ static int report(const struct simulate_opts *o, const struct instance *in,
 		  int64_t lb, double t0)
 {
 	struct error err;
-	if (o->output) {
-		char *text = cli_render(o->format, in, s, r, in->split_backward);
-		enum status st = cli_write(o->output, text, &err);
-		free(text);
-		if (st)
-			return cli_fail(o->json, &err);
-	}
+	if (o->output && cli_write_schedule(o->output, o->format, in, s, r,
+					    in->split_backward, &err))
+		return cli_fail(o->json, &err);
 	if (o->json) {
 		json_t *res = cli_result_json(in, r, lb);
 		json_object_set_new(res, "source", json_string(o->family ? o->family : o->schedule));

@@ -1,6 +1,7 @@
 /* Helpers shared by the subcommands. */
 #include "cli/cli.h"
 
+#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -149,6 +150,39 @@ enum status cli_write(const char *path, const char *text, struct error *err)
 	if (!text)
 		return err_set(err, "output '%s': out of memory", path);
 	return file_write_atomic(path, text, strlen(text), err);
+}
+
+enum status cli_write_schedule(const char *path, enum sched_format fmt,
+			       const struct instance *in,
+			       const struct schedule *s,
+			       const struct sim_result *r, bool split,
+			       struct error *err)
+{
+	char *text = cli_render(fmt, in, s, r, split);
+	enum status st = cli_write(path, text, err);
+	free(text);
+	return st;
+}
+
+int cli_json_flag(const char *cmd, const char *usage_text, int argc,
+		  char **argv, bool *json)
+{
+	static const struct option opts[] = {
+		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
+	int c;
+	*json = false;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == 'j') {
+			*json = true;
+		} else if (c == 'h') {
+			fputs(usage_text, stdout);
+			return -1;
+		} else {
+			return cli_usage(cmd, "unknown option or missing value in '%s'", argv[optind - 1]);
+		}
+	}
+	return 0;
 }
 
 enum status cli_simulate(const struct instance *in, const struct schedule *s,

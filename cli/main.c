@@ -2,6 +2,7 @@
  * pipeopt: optimal pipeline-parallel schedules and partitions.
  * A table of subcommands in the style of git; one file per subcommand.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+	opterr = 0;   /* getopt's own messages would add a second line */
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_USAGE;
