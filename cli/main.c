@@ -38,7 +38,10 @@ int main(int argc, char **argv)
 {
 	opterr = 0;   /* getopt's own messages would add a second line */
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "error: no command given; commands:");
+		for (int i = 0; i < NCOMMANDS; i++)
+			fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+		fprintf(stderr, " (see 'pipeopt --help')\n");
 		return EXIT_USAGE;
 	}
 	const char *name = argv[1];

@@ -350,6 +350,9 @@ static enum status parse_comm(const struct ctx *c, json_t *root,
 			   INST_MAX_DURATION, &in->edge_comm);
 }
 
+static enum status check_single_op_memory(const struct ctx *c,
+					  const struct instance *in);
+
 static enum status parse_memory(const struct ctx *c, json_t *root,
 				struct instance *in)
 {
@@ -392,13 +395,35 @@ static enum status parse_memory(const struct ctx *c, json_t *root,
 	if (int_or_list(c, "memory.limit", lim, in->devices, "device", 0,
 			INST_MAX_LIMIT, &in->limit))
 		return STATUS_ERROR;
-	/* A forward op raises its device's memory by F before any later op can
-	 * free it, so a limit below some F can never be met. */
+	return check_single_op_memory(c, in);
+}
+
+/*
+ * An op whose own micro-batch already needs more than the limit can never
+ * run. After F(l,j) starts, its micro-batch holds F; after B(l,j), F + B
+ * (W comes later). Other micro-batches hold a prefix sum of their stage's
+ * deltas: 0, F', F' + B', or 0 again, all >= 0 when every W' on the device
+ * is <= 0. Only then is max(F, F + B) a sound need, so devices with a
+ * positive W delta are left to the simulator.
+ */
+static enum status check_single_op_memory(const struct ctx *c,
+					  const struct instance *in)
+{
 	for (int l = 0; l < in->stages; l++) {
 		int d = in->stage_device[l];
-		if (in->mem[OP_F][l] > in->limit[d])
+		bool prefixes_nonneg = true;
+		for (int k = 0; k < in->stages && in->split_backward; k++)
+			if (in->stage_device[k] == d && in->mem[OP_W][k] > 0)
+				prefixes_nonneg = false;
+		if (!prefixes_nonneg)
+			continue;
+		int64_t f = in->mem[OP_F][l], fb = f + in->mem[OP_B][l];
+		if (f > in->limit[d])
 			return fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F of stage %d needs",
-				    d, in->limit[d], in->mem[OP_F][l], l);
+				    d, in->limit[d], f, l);
+		if (fb > in->limit[d])
+			return fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F + B of stage %d need",
+				    d, in->limit[d], fb, l);
 	}
 	return STATUS_OK;
 }
@@ -490,36 +515,38 @@ static enum status order_stages(const struct ctx *c, struct instance *in)
 		free(indeg);
 		return STATUS_OK;
 	}
-	int *seen = calloc(L, sizeof(int)), u = 0;
+	/* Every stage left over has a predecessor left over (that is what its
+	 * indegree counts), so walking predecessors among them must revisit a
+	 * stage; the walk from its first visit is a cycle, read backwards. */
+	int *walk = calloc(L + 1, sizeof(int)), *at = calloc(L, sizeof(int));
+	if (!walk || !at) {
+		free(indeg);
+		free(walk);
+		free(at);
+		return fail(c, "edges", "cycle among the stages (out of memory naming it)");
+	}
+	int u = 0, n = 0;
 	while (!indeg[u])
 		u++;
-	int step = 1;
-	while (!seen[u]) {
-		seen[u] = step++;
+	while (!at[u]) {
+		walk[n++] = u;
+		at[u] = n;   /* position + 1 */
 		for (int i = in->pred_start[u]; i < in->pred_start[u + 1]; i++)
 			if (indeg[in->pred[i].stage]) {
 				u = in->pred[i].stage;
 				break;
 			}
 	}
-	/* u is on the cycle; walk it forward along successors still on it. */
-	char path[300] = "";
-	int len = 0, v = u;
-	do {
-		len += snprintf(path + len, sizeof path - len > 0 ? sizeof path - len : 0,
-				"%d -> ", v);
-		for (int i = in->succ_start[v]; i < in->succ_start[v + 1]; i++) {
-			int s = in->succ[i].stage;
-			if (indeg[s] && seen[s]) {
-				v = s;
-				break;
-			}
-		}
-	} while (v != u && len < (int)sizeof path - 20);
-	snprintf(path + (len < (int)sizeof path - 20 ? len : (int)sizeof path - 20),
-		 20, "%d", u);
+	char path[256] = "";
+	int len = 0;
+	for (int i = n - 1; i >= at[u] - 1 && len < (int)sizeof path - 24; i--)
+		len += snprintf(path + len, sizeof path - len, "%d -> ", walk[i]);
+	if (len >= (int)sizeof path - 24)
+		len += snprintf(path + len, sizeof path - len, "... -> ");
+	snprintf(path + len, sizeof path - len, "%d", walk[n - 1]);
 	free(indeg);
-	free(seen);
+	free(walk);
+	free(at);
 	return fail(c, "edges", "cycle through stages %s", path);
 }
 

@@ -119,8 +119,8 @@ static enum status parse_op(const json_t *v, const char *source,
 			       source, where);
 	if (!json_is_integer(l) || !json_is_integer(j) ||
 	    json_integer_value(l) < 0 || json_integer_value(j) < 0 ||
-	    json_integer_value(l) > INST_MAX_STAGES ||
-	    json_integer_value(j) > INST_MAX_MICROBATCHES)
+	    json_integer_value(l) >= INST_MAX_STAGES ||
+	    json_integer_value(j) >= INST_MAX_MICROBATCHES)
 		return err_set(err, "schedule '%s': %s: stage and micro-batch must be integers in range",
 			       source, where);
 	op->stage = (int)json_integer_value(l);

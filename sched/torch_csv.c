@@ -53,16 +53,23 @@ static enum status parse_cell(struct cell_parse *c, const char *cell,
 	if (n <= 0)
 		return cell_fail(c, cell, "expected {stage}{F|I|W|B}{microbatch}, e.g. 0F3");
 	const char *t = cell + n;
-	for (int i = 0; passive[i]; i++)
-		if (!strncmp(t, passive[i], strlen(passive[i])))
+	for (int i = 0; passive[i]; i++) {
+		size_t k = strlen(passive[i]);
+		if (!strncmp(t, passive[i], k)) {
+			long unused;
+			int m = parse_uint(t + k, &unused);   /* optional micro-batch */
+			if (m < 0 || t[k + m])
+				return cell_fail(c, cell, "expected digits after the action");
 			return STATUS_OK;
+		}
+	}
 	char type = *t;
 	if (!strchr("FIWB", type) || !type)
 		return cell_fail(c, cell, "type must be F, I, W or B");
 	int m = parse_uint(t + 1, &j);
 	if (m <= 0 || t[1 + m])
 		return cell_fail(c, cell, "expected a micro-batch number after the type");
-	if (st > INST_MAX_STAGES || j > INST_MAX_MICROBATCHES)
+	if (st >= INST_MAX_STAGES || j >= INST_MAX_MICROBATCHES)
 		return cell_fail(c, cell, "stage or micro-batch out of range");
 	enum backward_style style = type == 'B' ? STYLE_FUSED :
 				    type == 'F' ? STYLE_NONE : STYLE_SPLIT;

@@ -1,0 +1,341 @@
+/*
+ * Tests for sched/schedule.c: construction, comparison and the JSON form
+ * {"schedule": [[["F",0,0], ...], ...]} of FORMATS.md.
+ */
+#include "test_helpers.h"
+
+#include <jansson.h>
+
+#include "sched/schedule.h"
+
+/* One op as a literal, for tables. */
+struct lit {
+	int kind, stage, mb;
+};
+
+/* Build a schedule from rows of literal ops; each row ends at kind -1. */
+static struct schedule *build(int devices, const struct lit *const *rows)
+{
+	struct schedule *s = schedule_new(devices);
+	assert_non_null(s);
+	for (int d = 0; d < devices; d++)
+		for (const struct lit *o = rows[d]; o->kind >= 0; o++)
+			assert_int_equal(schedule_push(s, d, o->kind, o->stage,
+						       o->mb),
+					 STATUS_OK);
+	return s;
+}
+
+#define END {-1, 0, 0}
+
+static void assert_op(const struct schedule *s, int d, int i, int kind,
+		      int stage, int mb)
+{
+	if (i >= s->rows[d].len)
+		fail_msg("device %d has %d ops, wanted op %d", d, s->rows[d].len, i);
+	const struct op *o = &s->rows[d].ops[i];
+	if (o->kind != kind || o->stage != stage || o->mb != mb)
+		fail_msg("device %d op %d: (%d,%d,%d), expected (%d,%d,%d)", d,
+			 i, o->kind, o->stage, o->mb, kind, stage, mb);
+}
+
+static void test_new_push_free(void **state)
+{
+	struct schedule *s = schedule_new(3);
+	assert_non_null(s);
+	assert_int_equal(s->devices, 3);
+	for (int d = 0; d < 3; d++)
+		assert_int_equal(s->rows[d].len, 0);
+	assert_int_equal(schedule_nops(s), 0);
+	assert_false(schedule_has_w(s));
+
+	assert_int_equal(schedule_push(s, 2, OP_F, 2, 0), STATUS_OK);
+	assert_int_equal(schedule_push(s, 0, OP_F, 0, 0), STATUS_OK);
+	assert_int_equal(schedule_push(s, 2, OP_B, 2, 0), STATUS_OK);
+	assert_int_equal(s->rows[0].len, 1);
+	assert_int_equal(s->rows[1].len, 0);
+	assert_int_equal(s->rows[2].len, 2);
+	assert_op(s, 0, 0, OP_F, 0, 0);
+	assert_op(s, 2, 0, OP_F, 2, 0);
+	assert_op(s, 2, 1, OP_B, 2, 0);
+	assert_int_equal(schedule_nops(s), 3);
+	assert_false(schedule_has_w(s));
+
+	assert_int_equal(schedule_push(s, 1, OP_W, 1, 4), STATUS_OK);
+	assert_true(schedule_has_w(s));
+	assert_int_equal(schedule_nops(s), 4);
+	schedule_free(s);
+}
+
+/* Rows grow past any initial capacity and keep their order. */
+static void test_push_many(void **state)
+{
+	struct schedule *s = schedule_new(2);
+	for (int j = 0; j < 1000; j++) {
+		assert_int_equal(schedule_push(s, 1, OP_F, 1, j), STATUS_OK);
+		assert_int_equal(schedule_push(s, 1, OP_B, 1, j), STATUS_OK);
+	}
+	assert_int_equal(s->rows[1].len, 2000);
+	assert_int_equal(s->rows[0].len, 0);
+	assert_int_equal(schedule_nops(s), 2000);
+	for (int j = 0; j < 1000; j++) {
+		assert_op(s, 1, 2 * j, OP_F, 1, j);
+		assert_op(s, 1, 2 * j + 1, OP_B, 1, j);
+	}
+	schedule_free(s);
+}
+
+static void test_free_null(void **state)
+{
+	schedule_free(NULL);   /* must not crash */
+}
+
+static void test_equal(void **state)
+{
+	static const struct lit a0[] = {{OP_F, 0, 0}, {OP_B, 0, 0}, END};
+	static const struct lit a1[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_W, 1, 0}, END};
+	static const struct lit none[] = {END};
+	static const struct lit kind[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_B, 1, 0}, END};
+	static const struct lit stage[] = {{OP_F, 1, 0}, {OP_B, 2, 0}, {OP_W, 1, 0}, END};
+	static const struct lit mb[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_W, 1, 1}, END};
+	static const struct lit shorter[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, END};
+	static const struct lit order[] = {{OP_B, 1, 0}, {OP_F, 1, 0}, {OP_W, 1, 0}, END};
+	static const struct {
+		const char *name;
+		int devices;
+		const struct lit *rows[3];
+		int equal;   /* to {a0, a1} */
+	} cases[] = {
+		{"same", 2, {a0, a1}, 1},
+		{"extra empty device", 3, {a0, a1, none}, 0},
+		{"rows swapped", 2, {a1, a0}, 0},
+		{"kind differs", 2, {a0, kind}, 0},
+		{"stage differs", 2, {a0, stage}, 0},
+		{"micro-batch differs", 2, {a0, mb}, 0},
+		{"row shorter", 2, {a0, shorter}, 0},
+		{"order differs", 2, {a0, order}, 0},
+		{"one row empty", 2, {a0, none}, 0},
+	};
+	static const struct lit *const ref_rows[] = {a0, a1};
+	struct schedule *ref = build(2, ref_rows);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct schedule *s = build(cases[i].devices, cases[i].rows);
+		if (schedule_equal(ref, s) != cases[i].equal ||
+		    schedule_equal(s, ref) != cases[i].equal)
+			fail_msg("case '%s': schedule_equal should be %d",
+				 cases[i].name, cases[i].equal);
+		schedule_free(s);
+	}
+	assert_true(schedule_equal(ref, ref));
+	schedule_free(ref);
+
+	struct schedule *e1 = schedule_new(2), *e2 = schedule_new(2);
+	assert_true(schedule_equal(e1, e2));
+	schedule_free(e1);
+	schedule_free(e2);
+}
+
+/* The FORMATS.md example, in both directions. */
+static const char formats_schedule[] =
+	"{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0]],"
+	" [[\"F\",1,0],[\"B\",1,0],[\"F\",1,1]]]}";
+
+static void test_parse_formats_example(void **state)
+{
+	struct schedule *s = NULL;
+	struct error err = {{0}};
+	if (schedule_parse(formats_schedule, "test.json", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->devices, 2);
+	assert_int_equal(s->rows[0].len, 3);
+	assert_int_equal(s->rows[1].len, 3);
+	assert_op(s, 0, 0, OP_F, 0, 0);
+	assert_op(s, 0, 1, OP_F, 0, 1);
+	assert_op(s, 0, 2, OP_B, 0, 0);
+	assert_op(s, 1, 0, OP_F, 1, 0);
+	assert_op(s, 1, 1, OP_B, 1, 0);
+	assert_op(s, 1, 2, OP_F, 1, 1);
+	assert_int_equal(schedule_nops(s), 6);
+	assert_false(schedule_has_w(s));
+	schedule_free(s);
+}
+
+static void test_to_json(void **state)
+{
+	static const struct lit r0[] = {{OP_F, 0, 0}, {OP_F, 0, 1}, {OP_B, 0, 0}, END};
+	static const struct lit r1[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_W, 1, 0}, END};
+	static const struct lit none[] = {END};
+	static const struct lit *const rows[] = {r0, r1, none};
+	struct schedule *s = build(3, rows);
+	json_t *j = schedule_to_json(s);
+	assert_non_null(j);
+	char *text = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(text, "[[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0]],"
+				  "[[\"F\",1,0],[\"B\",1,0],[\"W\",1,0]],[]]");
+	free(text);
+	json_decref(j);
+	schedule_free(s);
+}
+
+/* to_json, wrapped as {"schedule": ...}, dumped and parsed gives back an
+ * equal schedule, including a device with no ops. */
+static void test_round_trip(void **state)
+{
+	static const struct lit r0[] = {{OP_F, 0, 0}, {OP_F, 0, 1}, {OP_B, 0, 0},
+					{OP_W, 0, 0}, {OP_B, 0, 1}, {OP_W, 0, 1}, END};
+	static const struct lit none[] = {END};
+	static const struct lit r2[] = {{OP_F, 5, 1048575}, {OP_B, 16383, 7}, END};
+	static const struct lit *const rows[] = {r0, none, r2};
+	struct schedule *s = build(3, rows);
+	json_t *root = json_pack("{s:o, s:i}", "schedule", schedule_to_json(s),
+				 "makespan", 42);
+	char *text = json_dumps(root, JSON_INDENT(2));
+	json_decref(root);
+
+	struct schedule *back = NULL;
+	struct error err = {{0}};
+	if (schedule_parse(text, "round.json", &back, &err))
+		fail_msg("%s\n%s", err.msg, text);
+	free(text);
+	assert_true(schedule_equal(s, back));
+	assert_int_equal(back->rows[1].len, 0);
+	assert_int_equal(schedule_nops(back), 8);
+	assert_true(schedule_has_w(back));
+	schedule_free(back);
+	schedule_free(s);
+}
+
+/* A command's --json result carries other keys beside "schedule". */
+static void test_parse_result_object(void **state)
+{
+	const char *text =
+		"{\"status\": \"optimal\", \"makespan\": 12, \"span\": 11,"
+		" \"peak_memory\": [2, 1], \"bubble_ratio\": 0.25,"
+		" \"schedule\": [[[\"F\",0,0],[\"B\",0,0]], [[\"F\",1,0],[\"B\",1,0],"
+		" [\"W\",1,0]]], \"certified\": true, \"solver\": \"cbc\"}";
+	struct schedule *s = NULL;
+	struct error err = {{0}};
+	if (schedule_parse(text, "result.json", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->devices, 2);
+	assert_op(s, 0, 1, OP_B, 0, 0);
+	assert_op(s, 1, 2, OP_W, 1, 0);
+	schedule_free(s);
+}
+
+/* schedule_from_json takes the object or the bare list under "schedule". */
+static void test_from_json_forms(void **state)
+{
+	json_error_t jerr;
+	json_t *obj = json_loads(formats_schedule, 0, &jerr);
+	assert_non_null(obj);
+	struct schedule *a = NULL, *b = NULL;
+	struct error err = {{0}};
+	assert_int_equal(schedule_from_json(obj, "obj", &a, &err), STATUS_OK);
+	assert_int_equal(schedule_from_json(json_object_get(obj, "schedule"),
+					    "list", &b, &err),
+			 STATUS_OK);
+	assert_true(schedule_equal(a, b));
+	assert_int_equal(a->devices, 2);
+	schedule_free(a);
+	schedule_free(b);
+	json_decref(obj);
+}
+
+struct reject_case {
+	const char *name;
+	const char *text;
+	const char *where;   /* substring: the place named */
+	const char *what;    /* substring: what is wrong */
+};
+
+static const struct reject_case reject_cases[] = {
+	{"not an object", "[[[\"F\",0,0]]]", "schedule 'test.json'", "object"},
+	{"missing schedule", "{\"makespan\": 3}", "schedule", "missing"},
+	{"schedule not a list", "{\"schedule\": 5}", "schedule", "list"},
+	{"schedule an object", "{\"schedule\": {\"0\": []}}", "schedule", "list"},
+	{"no devices", "{\"schedule\": []}", "schedule", "list"},
+	{"bad kind X", "{\"schedule\": [[[\"X\",0,0]]]}", "schedule[0][0]", "kind"},
+	{"lower-case kind", "{\"schedule\": [[[\"f\",0,0]]]}", "schedule[0][0]", "kind"},
+	{"torch kind I", "{\"schedule\": [[[\"I\",0,0]]]}", "schedule[0][0]", "kind"},
+	{"kind not a string", "{\"schedule\": [[[0,0,0]]]}", "schedule[0][0]", "kind"},
+	{"negative stage", "{\"schedule\": [[[\"F\",-1,0]]]}", "schedule[0][0]",
+	 "stage"},
+	{"negative mb", "{\"schedule\": [[[\"F\",0,0],[\"B\",0,-2]]]}",
+	 "schedule[0][1]", "micro-batch"},
+	{"non-integer mb", "{\"schedule\": [[[\"F\",0,1.5]]]}", "schedule[0][0]",
+	 "micro-batch"},
+	{"string stage", "{\"schedule\": [[[\"F\",\"0\",0]]]}", "schedule[0][0]",
+	 "stage"},
+	{"stage beyond int", "{\"schedule\": [[[\"F\",4294967296,0]]]}",
+	 "schedule[0][0]", "range"},
+	{"op a pair", "{\"schedule\": [[[\"F\",0]]]}", "schedule[0][0]",
+	 "[kind, stage, micro-batch]"},
+	{"op of four", "{\"schedule\": [[[\"F\",0,0,0]]]}", "schedule[0][0]",
+	 "[kind, stage, micro-batch]"},
+	{"op an object", "{\"schedule\": [[{\"kind\":\"F\"}]]}", "schedule[0][0]",
+	 "[kind, stage, micro-batch]"},
+	{"row not a list", "{\"schedule\": [[[\"F\",0,0]], 5]}", "schedule[1]",
+	 "list of ops"},
+	{"bad op in second row",
+	 "{\"schedule\": [[[\"F\",0,0]], [[\"F\",1,0],[\"Q\",1,0]]]}",
+	 "schedule[1][1]", "kind"},
+	{"malformed JSON",
+	 "{\"schedule\": [\n  [[\"F\", 0, 0]],\n  [[\"F\", 1, 0] [\"B\", 1, 0]]\n]}\n",
+	 "line 3", "column"},
+	{"duplicate key",
+	 "{\"schedule\": [[[\"F\",0,0]]], \"schedule\": [[[\"B\",0,0]]]}",
+	 "schedule", "duplicate"},
+};
+
+static void test_parse_rejects(void **state)
+{
+	for (size_t i = 0; i < sizeof reject_cases / sizeof *reject_cases; i++) {
+		const struct reject_case *rc = &reject_cases[i];
+		struct schedule *s = (struct schedule *)&s;
+		struct error err = {{0}};
+		if (schedule_parse(rc->text, "test.json", &s, &err) != STATUS_ERROR) {
+			schedule_free(s);
+			fail_msg("case '%s': accepted", rc->name);
+		}
+		if (s)
+			fail_msg("case '%s': *out not NULL after an error", rc->name);
+		if (!strstr(err.msg, "schedule 'test.json'"))
+			fail_msg("case '%s': message does not name the source: %s",
+				 rc->name, err.msg);
+		if (strchr(err.msg, '\n'))
+			fail_msg("case '%s': message is not one line: %s", rc->name,
+				 err.msg);
+		if (!strstr(err.msg, rc->where) || !strstr(err.msg, rc->what))
+			fail_msg("case '%s': message lacks '%s' or '%s': %s",
+				 rc->name, rc->where, rc->what, err.msg);
+	}
+}
+
+static void test_read_missing_file(void **state)
+{
+	const char *path = "/nonexistent/no-such-schedule.json";
+	struct schedule *s = (struct schedule *)&s;
+	struct error err = {{0}};
+	assert_int_equal(schedule_read(path, &s, &err), STATUS_ERROR);
+	assert_null(s);
+	assert_contains(err.msg, path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_new_push_free),
+		cmocka_unit_test(test_push_many),
+		cmocka_unit_test(test_free_null),
+		cmocka_unit_test(test_equal),
+		cmocka_unit_test(test_parse_formats_example),
+		cmocka_unit_test(test_to_json),
+		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_parse_result_object),
+		cmocka_unit_test(test_from_json_forms),
+		cmocka_unit_test(test_parse_rejects),
+		cmocka_unit_test(test_read_missing_file),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
