@@ -1,0 +1,1582 @@
+/*
+ * End-to-end tests of the pipeopt binary: every case spawns PIPEOPT_BIN
+ * (no shell), captures stdout and stderr in full, and checks the exit status,
+ * the one-line error grammar and the --json contracts of FORMATS.md.
+ *
+ * Known answers come from hand arithmetic and closed forms (worked out in
+ * the comments next to them), or from the small independent simulator
+ * below (chain_sim), never from the binary itself.
+ *
+ * The tests run with the repository root as working directory, so instance
+ * paths are the relative ones a user would type; outputs go to a mkdtemp
+ * directory that the group teardown removes.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <limits.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_helpers.h"
+
+extern char **environ;
+
+#define ZB "datasets/instances/zb-1p-example.json"
+#define FUSED "datasets/instances/fused-4x8.json"
+#define FUSED_LIM "datasets/instances/fused-4x8-limit4.json"
+#define TINY "datasets/instances/tiny-split-2x2.json"
+#define DAG "datasets/instances/dag-3.json"
+
+static char tmpdir[PATH_MAX];
+
+/* ---- running the binary ------------------------------------------------- */
+
+struct run {
+	int status;      /* exit status, or 128 + signal */
+	char *out, *err; /* everything written, NUL-terminated */
+	size_t out_len, err_len;
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	size_t got;
+	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += got;
+		if (n + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb)
+				free(buf);
+			buf = nb;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		fail_msg("out of memory reading '%s'", path);
+	buf[n] = 0;
+	if (len)
+		*len = n;
+	return buf;
+}
+
+static void run_free(struct run *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+/* Run PIPEOPT_BIN with args (NULL-terminated, without argv[0]). */
+static void run_argv(struct run *r, const char *const *args)
+{
+	static int seq;
+	char out_path[PATH_MAX], err_path[PATH_MAX];
+	snprintf(out_path, sizeof out_path, "%s/.stdout.%d", tmpdir, seq);
+	snprintf(err_path, sizeof err_path, "%s/.stderr.%d", tmpdir, seq++);
+
+	int n = 0;
+	while (args[n])
+		n++;
+	char **argv = calloc(n + 2, sizeof *argv);
+	assert_non_null(argv);
+	argv[0] = (char *)PIPEOPT_BIN;
+	for (int i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
+
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 1, out_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	posix_spawn_file_actions_addopen(&fa, 2, err_path,
+					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	pid_t pid;
+	int rc = posix_spawn(&pid, PIPEOPT_BIN, &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	free(argv);
+	if (rc)
+		fail_msg("posix_spawn %s: %s", PIPEOPT_BIN, strerror(rc));
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+	r->out = slurp(out_path, &r->out_len);
+	r->err = slurp(err_path, &r->err_len);
+	assert_non_null(r->out);
+	assert_non_null(r->err);
+	unlink(out_path);
+	unlink(err_path);
+}
+
+#define RUN(r, ...) run_argv((r), (const char *const[]){__VA_ARGS__, NULL})
+
+/* ---- small helpers -------------------------------------------------------- */
+
+/* path of `name` inside the temp directory, in a rotating static buffer */
+static const char *tmp(const char *name)
+{
+	static char bufs[16][PATH_MAX];
+	static int k;
+	char *b = bufs[k++ % 16];
+	snprintf(b, PATH_MAX, "%s/%s", tmpdir, name);
+	return b;
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		fail_msg("cannot write '%s'", path);
+	fputs(text, f);
+	fclose(f);
+}
+
+static bool file_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Count files in dir whose name contains ".tmp.". */
+static int count_tmp_files(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strstr(e->d_name, ".tmp.") != NULL;
+	closedir(d);
+	return n;
+}
+
+static json_t *parse_json(const char *text)
+{
+	json_error_t e;
+	json_t *v = json_loads(text, 0, &e);
+	if (!v)
+		fail_msg("not JSON (line %d: %s): %s", e.line, e.text, text);
+	return v;
+}
+
+static json_t *get(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	if (!v)
+		fail_msg("key '%s' missing", key);
+	return v;
+}
+
+static json_int_t get_int(const json_t *obj, const char *key)
+{
+	json_t *v = get(obj, key);
+	if (!json_is_integer(v))
+		fail_msg("key '%s' is not an integer", key);
+	return json_integer_value(v);
+}
+
+static double get_real(const json_t *obj, const char *key)
+{
+	json_t *v = get(obj, key);
+	if (!json_is_number(v))
+		fail_msg("key '%s' is not a number", key);
+	return json_number_value(v);
+}
+
+static const char *get_str(const json_t *obj, const char *key)
+{
+	json_t *v = get(obj, key);
+	if (!json_is_string(v))
+		fail_msg("key '%s' is not a string", key);
+	return json_string_value(v);
+}
+
+static void assert_int_list(const json_t *arr, const int64_t *want, size_t n)
+{
+	assert_true(json_is_array(arr));
+	assert_int_equal(json_array_size(arr), n);
+	for (size_t i = 0; i < n; i++) {
+		assert_true(json_is_integer(json_array_get(arr, i)));
+		assert_int_equal(json_integer_value(json_array_get(arr, i)), want[i]);
+	}
+}
+
+/* stderr is exactly one line "error: ...\n". */
+static void assert_one_error_line(const struct run *r)
+{
+	if (strncmp(r->err, "error: ", 7))
+		fail_msg("stderr does not start with 'error: ': '%s'", r->err);
+	const char *nl = strchr(r->err, '\n');
+	if (!nl || nl[1])
+		fail_msg("stderr is not exactly one line: '%s'", r->err);
+}
+
+/* A failure (exit 1) with one error line on stderr containing each needle
+ * and nothing on stdout. */
+static void assert_failed(const struct run *r, const char *const *needles)
+{
+	if (r->status != 1)
+		fail_msg("exit %d, expected 1; stderr: %s", r->status, r->err);
+	assert_one_error_line(r);
+	assert_int_equal(r->out_len, 0);
+	for (int i = 0; needles && needles[i]; i++)
+		assert_contains(r->err, needles[i]);
+}
+
+/* The --json twin of a failure: exit 1, the same line on stderr, and on
+ * stdout an object with status "error" and that message. */
+static void assert_failed_json(const struct run *r, const char *const *needles)
+{
+	if (r->status != 1)
+		fail_msg("exit %d, expected 1; stderr: %s", r->status, r->err);
+	assert_one_error_line(r);
+	for (int i = 0; needles && needles[i]; i++)
+		assert_contains(r->err, needles[i]);
+	json_t *j = parse_json(r->out);
+	assert_true(json_is_object(j));
+	assert_string_equal(get_str(j, "status"), "error");
+	size_t n = strlen(r->err);
+	char *msg = strndup(r->err + 7, n - 8);   /* drop "error: " and '\n' */
+	assert_string_equal(get_str(j, "error"), msg);
+	free(msg);
+	json_decref(j);
+}
+
+#define NEEDLES(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+/* A usage error: exit 2, one line on stderr, nothing on stdout. */
+static void assert_usage(const struct run *r)
+{
+	if (r->status != 2)
+		fail_msg("exit %d, expected 2; stderr: %s", r->status, r->err);
+	assert_one_error_line(r);
+	assert_int_equal(r->out_len, 0);
+}
+
+static size_t count_substr(const char *s, const char *needle)
+{
+	size_t n = 0, k = strlen(needle);
+	for (const char *p = strstr(s, needle); p; p = strstr(p + k, needle))
+		n++;
+	return n;
+}
+
+/* ---- an independent simulator for chains with one stage per device --------
+ *
+ * Written from the semantics in sim.h, not from sim.c: repeated sweeps over
+ * the devices, each running its order as far as the inputs allow. Stage s
+ * runs on device s; every stage edge crosses devices, so it costs comm.
+ *   F(s,j) <- F(s-1,j) + c;  B(s,j) <- F(s,j), B(s+1,j) + c;  W(s,j) <- B(s,j)
+ */
+struct chain {
+	int p, m;
+	int64_t cost[3]; /* F, B, W; W < 0 when the backward is fused */
+	int64_t comm;
+};
+
+static int kind_of(const char *k)
+{
+	return !strcmp(k, "F") ? 0 : !strcmp(k, "B") ? 1 : !strcmp(k, "W") ? 2 : -1;
+}
+
+#define CH_ID(ch, k, s, j) (((k) * (ch)->p + (s)) * (ch)->m + (j))
+
+/* Fills start/end [3*p*m] by CH_ID; returns the makespan, *span the span. */
+static int64_t chain_sim(const struct chain *ch, const json_t *sched,
+			 int64_t *start, int64_t *end, int64_t *span)
+{
+	int n = 3 * ch->p * ch->m, done = 0, total = 0;
+	size_t *pos = calloc(ch->p, sizeof *pos);
+	int64_t *free_at = calloc(ch->p, sizeof *free_at);
+	assert_non_null(pos);
+	assert_non_null(free_at);
+	for (int i = 0; i < n; i++)
+		start[i] = end[i] = -1;
+	assert_int_equal(json_array_size(sched), ch->p);
+	for (int d = 0; d < ch->p; d++)
+		total += (int)json_array_size(json_array_get(sched, d));
+	for (bool progress = true; progress;) {
+		progress = false;
+		for (int d = 0; d < ch->p; d++) {
+			const json_t *row = json_array_get(sched, d);
+			while (pos[d] < json_array_size(row)) {
+				const json_t *op = json_array_get(row, pos[d]);
+				int k = kind_of(json_string_value(json_array_get(op, 0)));
+				int s = (int)json_integer_value(json_array_get(op, 1));
+				int j = (int)json_integer_value(json_array_get(op, 2));
+				assert_int_equal(s, d);
+				int64_t t = free_at[d];
+				int dep[2], lag[2], nd = 0;
+				if (k == 0 && s > 0) {
+					dep[nd] = CH_ID(ch, 0, s - 1, j);
+					lag[nd++] = (int)ch->comm;
+				}
+				if (k == 1) {
+					dep[nd] = CH_ID(ch, 0, s, j);
+					lag[nd++] = 0;
+					if (s + 1 < ch->p) {
+						dep[nd] = CH_ID(ch, 1, s + 1, j);
+						lag[nd++] = (int)ch->comm;
+					}
+				}
+				if (k == 2) {
+					dep[nd] = CH_ID(ch, 1, s, j);
+					lag[nd++] = 0;
+				}
+				bool ready = true;
+				for (int i = 0; i < nd; i++) {
+					if (end[dep[i]] < 0)
+						ready = false;
+					else if (end[dep[i]] + lag[i] > t)
+						t = end[dep[i]] + lag[i];
+				}
+				if (!ready)
+					break;
+				int id = CH_ID(ch, k, s, j);
+				start[id] = t;
+				end[id] = free_at[d] = t + ch->cost[k];
+				pos[d]++;
+				done++;
+				progress = true;
+			}
+		}
+	}
+	assert_int_equal(done, total);   /* no deadlock */
+	int64_t mk = 0, sp = 0;
+	for (int d = 0; d < ch->p; d++) {
+		const json_t *row = json_array_get(sched, d);
+		size_t len = json_array_size(row);
+		if (!len)
+			continue;
+		const json_t *a = json_array_get(row, 0), *b = json_array_get(row, len - 1);
+		int ia = CH_ID(ch, kind_of(json_string_value(json_array_get(a, 0))),
+			       (int)json_integer_value(json_array_get(a, 1)),
+			       (int)json_integer_value(json_array_get(a, 2)));
+		int ib = CH_ID(ch, kind_of(json_string_value(json_array_get(b, 0))),
+			       (int)json_integer_value(json_array_get(b, 1)),
+			       (int)json_integer_value(json_array_get(b, 2)));
+		if (end[ib] > mk)
+			mk = end[ib];
+		if (end[ib] - start[ia] > sp)
+			sp = end[ib] - start[ia];
+	}
+	free(pos);
+	free(free_at);
+	*span = sp;
+	return mk;
+}
+
+/* The 1F1B order by its definition: stage s runs w = min(p-s-1, m) warm-up
+ * forwards, then alternates F(w+i) with the backward of i, then drains. */
+static json_t *one_f_one_b(int p, int m, bool split)
+{
+	json_t *all = json_array();
+	for (int s = 0; s < p; s++) {
+		json_t *row = json_array();
+		int w = p - s - 1 < m ? p - s - 1 : m;
+		for (int j = 0; j < w; j++)
+			json_array_append_new(row, json_pack("[sii]", "F", s, j));
+		for (int i = 0; i < m - w; i++) {
+			json_array_append_new(row, json_pack("[sii]", "F", s, w + i));
+			json_array_append_new(row, json_pack("[sii]", "B", s, i));
+			if (split)
+				json_array_append_new(row, json_pack("[sii]", "W", s, i));
+		}
+		for (int j = m - w; j < m; j++) {
+			json_array_append_new(row, json_pack("[sii]", "B", s, j));
+			if (split)
+				json_array_append_new(row, json_pack("[sii]", "W", s, j));
+		}
+		json_array_append_new(all, row);
+	}
+	return all;
+}
+
+/* ---- the zb-1p-example instance: p = 4, m = 8, F 18522, B 18086, W 9337,
+ * comm 601, memory F +2, B -1, W -1, limit 16. --------------------------- */
+
+static const struct chain zb = {4, 8, {18522, 18086, 9337}, 601};
+
+static void test_simulate_zb_1f1b_json(void **state)
+{
+	struct run r;
+	RUN(&r, "simulate", ZB, "--family", "1f1b", "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	assert_int_equal(r.err_len, 0);
+	json_t *j = parse_json(r.out);
+	static const char *const keys[] = {
+		"makespan", "span", "objective", "peak_memory", "bubble_ratio",
+		"lower_bound", "gap", "status", "certified", "schedule", "seconds"};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		get(j, keys[i]);
+
+	/* Device 3 cannot start before the forward chain reaches it, then must
+	 * run all its work: (p-1)(F+comm) + m(F+B+W). */
+	int64_t lb = 3 * (18522 + 601) + 8 * (18522 + 18086 + 9337);
+	assert_int_equal(lb, 424929);
+	assert_int_equal(get_int(j, "lower_bound"), lb);
+
+	/* 1F1B keeps min(p-s, m) micro-batches in flight on stage s, each
+	 * holding F's +2 until its B and W release it. */
+	static const int64_t peak[] = {8, 6, 4, 2};
+	assert_int_list(get(j, "peak_memory"), peak, 4);
+
+	/* the schedule is 1F1B by definition */
+	json_t *want = one_f_one_b(4, 8, true);
+	assert_true(json_equal(get(j, "schedule"), want));
+
+	/* makespan and span from the independent simulator */
+	int64_t start[96], end[96], span;
+	int64_t mk = chain_sim(&zb, want, start, end, &span);
+	json_decref(want);
+	assert_int_equal(get_int(j, "makespan"), mk);
+	assert_int_equal(get_int(j, "span"), span);
+	assert_int_equal(get_int(j, "objective"), mk);
+	assert_true(mk >= lb);
+
+	/* bubble = 1 - busy / (D * makespan), busy = D * m * (F+B+W) */
+	double busy = 4.0 * 8 * (18522 + 18086 + 9337);
+	assert_double_near(get_real(j, "bubble_ratio"), 1.0 - busy / (4.0 * mk), 1e-9);
+	assert_double_near(get_real(j, "gap"), (double)(mk - lb) / (double)mk, 1e-9);
+	bool optimal = mk == lb;
+	assert_string_equal(get_str(j, "status"), optimal ? "optimal" : "feasible");
+	assert_true(json_is_boolean(get(j, "certified")));
+	assert_int_equal(json_is_true(get(j, "certified")), optimal);
+	assert_true(get_real(j, "seconds") >= 0);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* Human output: the same numbers in words, and an ASCII timeline. */
+static void test_simulate_zb_human(void **state)
+{
+	struct run r;
+	RUN(&r, "simulate", ZB, "--family", "1f1b");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "424929");
+	assert_contains(r.out, "[8, 6, 4, 2]");
+	assert_contains(r.out, "dev   3 |");
+	run_free(&r);
+	RUN(&r, "simulate", ZB, "--family", "1f1b", "--no-timeline");
+	assert_int_equal(r.status, 0);
+	assert_null(strstr(r.out, "dev   0 |"));
+	run_free(&r);
+}
+
+/* ---- a fused-backward chain: p = 4, m = 8, F 3, B 5, comm 0 --------------
+ * Both GPipe and 1F1B take (m + p - 1)(F + B) = 11 * 8 = 88, which is also
+ * device 3's bound: its first F waits (p-1)F = 9, then it runs mF + mB = 64,
+ * then the gradient of its last micro-batch crosses 3 more stages, 3B = 15:
+ * 9 + 64 + 15 = 88. */
+
+static void check_fused(const char *family, const int64_t *peak)
+{
+	struct run r;
+	RUN(&r, "simulate", FUSED, "--family", family, "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "makespan"), 88);
+	assert_int_equal(get_int(j, "objective"), 88);
+	assert_int_equal(get_int(j, "lower_bound"), 88);
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_true(json_is_true(get(j, "certified")));
+	assert_double_near(get_real(j, "gap"), 0.0, 1e-12);
+	/* busy 4 * 8 * 8 = 256 of 4 * 88 = 352 */
+	assert_double_near(get_real(j, "bubble_ratio"), 1.0 - 256.0 / 352.0, 1e-9);
+	assert_int_list(get(j, "peak_memory"), peak, 4);
+	/* span: device 0 runs from 0 to the end, 88 */
+	assert_int_equal(get_int(j, "span"), 88);
+	json_decref(j);
+	run_free(&r);
+}
+
+static void test_fused_families_optimal(void **state)
+{
+	/* GPipe holds all m forwards; 1F1B holds min(p-s, m). */
+	static const int64_t gpipe_peak[] = {8, 8, 8, 8};
+	static const int64_t ofob_peak[] = {4, 3, 2, 1};
+	check_fused("gpipe", gpipe_peak);
+	check_fused("1f1b", ofob_peak);
+}
+
+/* ---- the tiny split instance: D = 2, m = 2, F 2, B 3, W 1, comm 1,
+ * memory F +2, B -1, W -1, limit [4, 3]. A hand-written schedule:
+ *   device 0: F(0,0) F(0,1) B(0,0) W(0,0) B(0,1) W(0,1)
+ *   device 1: F(1,0) B(1,0) F(1,1) W(1,0) B(1,1) W(1,1)
+ * Times by hand:
+ *   F(0,0) 0-2, F(0,1) 2-4; F(1,0) 2+1=3-5, B(1,0) 5-8,
+ *   F(1,1) max(8, 4+1)=8-10, W(1,0) 10-11, B(1,1) 11-14, W(1,1) 14-15;
+ *   B(0,0) max(4, 8+1)=9-12, W(0,0) 12-13, B(0,1) max(13, 14+1)=15-18,
+ *   W(0,1) 18-19.
+ * makespan 19, span max(19-0, 15-3) = 19, busy 2*2*6 = 24,
+ * bubble 1 - 24/38, peak memory [4 (F,F), 3 (F,B,F)]. */
+
+static const char tiny_json[] =
+	"{\"schedule\": [\n"
+	"  [[\"F\",0,0],[\"F\",0,1],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],\n"
+	"  [[\"F\",1,0],[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]\n"
+	"]}\n";
+
+static const struct {
+	const char *kind;
+	int stage, mb;
+	int64_t start, end;
+} tiny_times[] = {
+	{"F", 0, 0, 0, 2},   {"F", 0, 1, 2, 4},   {"B", 0, 0, 9, 12},
+	{"W", 0, 0, 12, 13}, {"B", 0, 1, 15, 18}, {"W", 0, 1, 18, 19},
+	{"F", 1, 0, 3, 5},   {"B", 1, 0, 5, 8},   {"F", 1, 1, 8, 10},
+	{"W", 1, 0, 10, 11}, {"B", 1, 1, 11, 14}, {"W", 1, 1, 14, 15},
+};
+#define TINY_OPS (int)(sizeof tiny_times / sizeof *tiny_times)
+
+static void check_tiny_result(const struct run *r)
+{
+	if (r->status)
+		fail_msg("exit %d: %s", r->status, r->err);
+	json_t *j = parse_json(r->out);
+	assert_int_equal(get_int(j, "makespan"), 19);
+	assert_int_equal(get_int(j, "span"), 19);
+	assert_int_equal(get_int(j, "objective"), 19);
+	static const int64_t peak[] = {4, 3};
+	assert_int_list(get(j, "peak_memory"), peak, 2);
+	assert_double_near(get_real(j, "bubble_ratio"), 1.0 - 24.0 / 38.0, 1e-9);
+	assert_true(get_int(j, "lower_bound") <= 19);
+	json_t *want = parse_json(tiny_json);
+	assert_true(json_equal(get(j, "schedule"), get(want, "schedule")));
+	json_decref(want);
+	json_decref(j);
+}
+
+static void test_simulate_hand_schedule_json(void **state)
+{
+	struct run r;
+	write_file(tmp("tiny.json"), tiny_json);
+	RUN(&r, "simulate", TINY, "--schedule", tmp("tiny.json"), "--json");
+	check_tiny_result(&r);
+	run_free(&r);
+}
+
+/* The same schedule as torch CSV, with what the importer must skip: idle
+ * cells, spaces, passive actions, CRLF line ends and no final newline. */
+static void test_simulate_torch_csv(void **state)
+{
+	struct run r;
+	write_file(tmp("tiny.csv"),
+		   "0F0, 0F1,,0I0,0W0,0SEND_B0,0I1,0W1\r\n"
+		   "1RECV_F0,1F0,1I0, 1F1 ,1W0,1I1,1W1,");
+	RUN(&r, "simulate", TINY, "--schedule", tmp("tiny.csv"), "--json");
+	check_tiny_result(&r);
+	run_free(&r);
+}
+
+/* A command's --json result is itself a schedule file (other keys ignored). */
+static void test_simulate_reads_back_result(void **state)
+{
+	struct run r;
+	write_file(tmp("tiny-rb.json"), tiny_json);
+	RUN(&r, "simulate", TINY, "--schedule", tmp("tiny-rb.json"), "--json");
+	assert_int_equal(r.status, 0);
+	write_file(tmp("tiny-result.json"), r.out);
+	run_free(&r);
+	RUN(&r, "simulate", TINY, "--schedule", tmp("tiny-result.json"), "--json");
+	check_tiny_result(&r);
+	run_free(&r);
+}
+
+/* ---- generate and convert -------------------------------------------------- */
+
+static void test_generate_then_simulate(void **state)
+{
+	struct run r;
+	const char *out = tmp("gen-1f1b.json");
+	RUN(&r, "generate", "1f1b", ZB, "-o", out);
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	assert_int_equal(r.out_len, 0);
+	assert_int_equal(count_tmp_files(tmpdir), 0);
+	char *text = slurp(out, NULL);
+	assert_non_null(text);
+	json_t *file = parse_json(text);
+	free(text);
+	json_t *want = one_f_one_b(4, 8, true);
+	assert_true(json_equal(get(file, "schedule"), want));
+	json_decref(want);
+	json_decref(file);
+	run_free(&r);
+
+	RUN(&r, "simulate", ZB, "--schedule", out, "--json");
+	assert_int_equal(r.status, 0);
+	json_t *a = parse_json(r.out);
+	run_free(&r);
+	RUN(&r, "simulate", ZB, "--family", "1f1b", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *b = parse_json(r.out);
+	run_free(&r);
+	assert_int_equal(get_int(a, "makespan"), get_int(b, "makespan"));
+	assert_int_equal(get_int(a, "span"), get_int(b, "span"));
+	json_decref(a);
+	json_decref(b);
+
+	/* without -o the schedule goes to stdout */
+	RUN(&r, "generate", "gpipe", FUSED);
+	assert_int_equal(r.status, 0);
+	json_t *g = parse_json(r.out);
+	json_t *rows = get(g, "schedule");
+	assert_int_equal(json_array_size(rows), 4);
+	for (int d = 0; d < 4; d++) {
+		json_t *row = json_array_get(rows, d);
+		assert_int_equal(json_array_size(row), 16);   /* 8 F, 8 B */
+		for (int i = 0; i < 16; i++) {
+			json_t *op = json_array_get(row, i);
+			assert_string_equal(json_string_value(json_array_get(op, 0)),
+					    i < 8 ? "F" : "B");
+			assert_int_equal(json_integer_value(json_array_get(op, 1)), d);
+			assert_int_equal(json_integer_value(json_array_get(op, 2)), i % 8);
+		}
+	}
+	json_decref(g);
+	run_free(&r);
+}
+
+static char *read_ok(const char *path)
+{
+	char *t = slurp(path, NULL);
+	if (!t)
+		fail_msg("'%s' was not written", path);
+	return t;
+}
+
+static void test_csv_roundtrip(void **state)
+{
+	struct run r;
+	const char *x = tmp("rt-x.csv"), *y = tmp("rt-y.json"), *z = tmp("rt-z.csv");
+	RUN(&r, "generate", "1f1b", ZB, "--format", "torch-csv", "-o", x);
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	run_free(&r);
+	char *xs = read_ok(x);
+	/* stage 0 warms up with 3 forwards, then F3 I0 W0 F4 ...; split
+	 * backward B exports as I. 4 rows of 3 * 8 actions. */
+	assert_true(!strncmp(xs, "0F0,0F1,0F2,0F3,0I0,0W0,0F4,0I1,0W1,", 36));
+	assert_int_equal(count_substr(xs, "\n"), 4);
+	assert_int_equal(count_substr(xs, ","), 4 * 23);
+	assert_contains(xs, "\n3F0,3I0,3W0,3F1,");
+
+	RUN(&r, "convert", x, y);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	RUN(&r, "convert", y, z);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *zs = read_ok(z);
+	assert_string_equal(xs, zs);
+	free(xs);
+	free(zs);
+
+	/* fused backward exports as B; --from overrides the extension */
+	const char *fx = tmp("rt-fused.dat");
+	RUN(&r, "generate", "1f1b", FUSED, "--format", "torch-csv", "-o", fx);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	xs = read_ok(fx);
+	assert_contains(xs, "\n3F0,3B0,3F1,3B1,");
+	assert_null(strstr(xs, "I"));
+	RUN(&r, "convert", fx, tmp("rt-fused.json"), "--from", "torch-csv");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	RUN(&r, "convert", tmp("rt-fused.json"), "-", "--to", "torch-csv");
+	assert_int_equal(r.status, 0);
+	assert_string_equal(r.out, xs);
+	free(xs);
+	run_free(&r);
+}
+
+static json_t *trace_events(const char *path)
+{
+	char *text = read_ok(path);
+	json_t *doc = parse_json(text);
+	free(text);
+	json_t *ev = get(doc, "traceEvents");
+	assert_true(json_is_array(ev));
+	json_incref(ev);
+	json_decref(doc);
+	return ev;
+}
+
+static void test_convert_trace(void **state)
+{
+	struct run r;
+	write_file(tmp("tr.json"), tiny_json);
+	RUN(&r, "convert", tmp("tr.json"), tmp("tr.trace.json"), "--instance", TINY);
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	run_free(&r);
+	json_t *ev = trace_events(tmp("tr.trace.json"));
+	int seen[TINY_OPS] = {0}, nx = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(ev, i, e) {
+		if (strcmp(get_str(e, "ph"), "X"))
+			continue;
+		nx++;
+		json_t *args = get(e, "args");
+		const char *k = get_str(args, "kind");
+		int s = (int)get_int(args, "stage"), m = (int)get_int(args, "microbatch");
+		int t;
+		for (t = 0; t < TINY_OPS; t++)
+			if (!strcmp(tiny_times[t].kind, k) && tiny_times[t].stage == s &&
+			    tiny_times[t].mb == m)
+				break;
+		if (t == TINY_OPS)
+			fail_msg("unexpected op %s(%d,%d)", k, s, m);
+		seen[t]++;
+		assert_int_equal(get_int(e, "ts"), tiny_times[t].start);
+		assert_int_equal(get_int(e, "dur"), tiny_times[t].end - tiny_times[t].start);
+		assert_int_equal(get_int(e, "tid"), s);   /* stage s on device s */
+	}
+	assert_int_equal(nx, TINY_OPS);
+	for (int t = 0; t < TINY_OPS; t++)
+		assert_int_equal(seen[t], 1);
+	json_decref(ev);
+
+	/* a larger one against the independent simulator: zb with 1F1B */
+	RUN(&r, "generate", "1f1b", ZB, "--format", "trace", "-o", tmp("zb.trace.json"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	json_t *sched = one_f_one_b(4, 8, true);
+	int64_t start[96], end[96], span;
+	chain_sim(&zb, sched, start, end, &span);
+	json_decref(sched);
+	ev = trace_events(tmp("zb.trace.json"));
+	nx = 0;
+	json_array_foreach(ev, i, e) {
+		if (strcmp(get_str(e, "ph"), "X"))
+			continue;
+		nx++;
+		json_t *args = get(e, "args");
+		int id = CH_ID(&zb, kind_of(get_str(args, "kind")),
+			       (int)get_int(args, "stage"), (int)get_int(args, "microbatch"));
+		assert_int_equal(get_int(e, "ts"), start[id]);
+		assert_int_equal(get_int(e, "dur"), end[id] - start[id]);
+	}
+	assert_int_equal(nx, 96);
+	json_decref(ev);
+}
+
+static void test_convert_svg(void **state)
+{
+	struct run r;
+	write_file(tmp("svg.json"), tiny_json);
+	RUN(&r, "convert", tmp("svg.json"), tmp("tiny.svg"), "--instance", TINY);
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	run_free(&r);
+	char *svg = read_ok(tmp("tiny.svg"));
+	assert_true(!strncmp(svg, "<svg", 4));
+	assert_contains(svg, "</svg>");
+	/* one box with a tooltip per op, and only those */
+	assert_int_equal(count_substr(svg, "<title>"), TINY_OPS);
+	size_t boxes = 0;
+	for (const char *p = strstr(svg, "<rect "); p; p = strstr(p + 1, "<rect ")) {
+		const char *close = strchr(p, '>');
+		assert_non_null(close);
+		boxes += !strncmp(close, "><title>", 8);
+	}
+	assert_int_equal(boxes, TINY_OPS);
+	for (int t = 0; t < TINY_OPS; t++) {
+		char title[64];
+		snprintf(title, sizeof title, "<title>%s(%d,%d) %d-%d</title>",
+			 tiny_times[t].kind, tiny_times[t].stage, tiny_times[t].mb,
+			 (int)tiny_times[t].start, (int)tiny_times[t].end);
+		assert_contains(svg, title);
+	}
+	free(svg);
+}
+
+static void test_convert_ascii(void **state)
+{
+	struct run r;
+	write_file(tmp("asc.json"), tiny_json);
+	RUN(&r, "convert", tmp("asc.json"), tmp("tiny.txt"), "--instance", TINY);
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	run_free(&r);
+	char *txt = read_ok(tmp("tiny.txt"));
+	for (int d = 0; d < 2; d++) {
+		char head[16];
+		snprintf(head, sizeof head, "dev   %d |", d);
+		const char *p = strstr(txt, head);
+		if (!p)
+			fail_msg("no line '%s' in:\n%s", head, txt);
+		p += strlen(head);
+		const char *bar = strchr(p, '|');
+		assert_non_null(bar);
+		assert_int_equal(bar - p, 100);   /* default width */
+	}
+	assert_null(strstr(txt, "dev   2 |"));
+	/* device 0 starts with F(0,0) at time 0; device 1 idles until 3 */
+	assert_contains(txt, "dev   0 |F");
+	assert_contains(txt, "dev   1 |.");
+	free(txt);
+
+	/* to stdout with --to */
+	RUN(&r, "convert", tmp("asc.json"), "-", "--to", "ascii", "--instance", TINY);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "dev   1 |");
+	run_free(&r);
+}
+
+/* trace, svg and ascii need times, hence --instance. */
+static void test_convert_timed_needs_instance(void **state)
+{
+	struct run r;
+	write_file(tmp("ni.json"), tiny_json);
+	static const char *const outs[] = {"ni.svg", "ni.trace.json", "ni.txt"};
+	for (int i = 0; i < 3; i++) {
+		RUN(&r, "convert", tmp("ni.json"), tmp(outs[i]));
+		assert_usage(&r);
+		assert_contains(r.err, "--instance");
+		assert_false(file_exists(tmp(outs[i])));
+		run_free(&r);
+	}
+	RUN(&r, "convert", tmp("ni.json"), "-", "--to", "svg");
+	assert_usage(&r);
+	run_free(&r);
+}
+
+/* ---- bound and families ----------------------------------------------------- */
+
+static void test_bound_json(void **state)
+{
+	struct run r;
+	RUN(&r, "bound", ZB, "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "lower_bound"), 424929);
+	json_t *b = get(j, "bounds");
+	assert_true(json_is_object(b));
+	/* one micro-batch's chain: 4F + 4B + W + 6 comm crossings
+	 * = 74088 + 72344 + 9337 + 3606 */
+	assert_int_equal(get_int(b, "critical_path"), 159375);
+	assert_int_equal(get_int(b, "device"), 424929);
+	assert_int_equal(get_int(b, "device_at"), 3);
+	/* memory: the limit 16 admits all 8 warm-up forwards (8 * 2), so the
+	 * memory bound adds no idle time to device 3's 424929 */
+	assert_int_equal(get_int(b, "memory"), 424929);
+	assert_int_equal(get_int(b, "memory_at"), 3);
+	assert_true(get_real(j, "seconds") >= 0);
+	json_decref(j);
+	run_free(&r);
+
+	RUN(&r, "bound", FUSED, "--json");
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	assert_int_equal(get_int(j, "lower_bound"), 88);
+	b = get(j, "bounds");
+	assert_int_equal(get_int(b, "critical_path"), 4 * 3 + 4 * 5);
+	/* device bounds 67, 72, 80, 88 for devices 0..3 */
+	assert_int_equal(get_int(b, "device"), 88);
+	assert_int_equal(get_int(b, "device_at"), 3);
+	assert_int_equal(get_int(b, "memory"), 0);      /* no limit */
+	assert_int_equal(get_int(b, "memory_at"), -1);
+	json_decref(j);
+	run_free(&r);
+
+	RUN(&r, "bound", ZB);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "lower bound");
+	assert_contains(r.out, "424929");
+	run_free(&r);
+}
+
+static void test_families_list_json(void **state)
+{
+	struct run r;
+	RUN(&r, "families", "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	json_t *fams = get(j, "families");
+	assert_true(json_is_array(fams));
+	bool gpipe = false, ofob = false;
+	size_t i;
+	json_t *f;
+	json_array_foreach(fams, i, f) {
+		const char *n = get_str(f, "name");
+		gpipe |= !strcmp(n, "gpipe");
+		ofob |= !strcmp(n, "1f1b");
+		get_str(f, "summary");
+		get_str(f, "supports");
+	}
+	assert_true(gpipe && ofob);
+	json_decref(j);
+	run_free(&r);
+
+	RUN(&r, "families");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "gpipe");
+	assert_contains(r.out, "1f1b");
+	run_free(&r);
+}
+
+static json_t *family_result(json_t *results, const char *name)
+{
+	size_t i;
+	json_t *row;
+	json_array_foreach(results, i, row)
+		if (!strcmp(get_str(row, "family"), name))
+			return row;
+	fail_msg("no result for family '%s'", name);
+	return NULL;
+}
+
+static void test_families_instance_json(void **state)
+{
+	struct run r;
+	RUN(&r, "families", FUSED, "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "lower_bound"), 88);
+	json_t *res = get(j, "results");
+	assert_int_equal(json_array_size(res), 2);
+	for (int k = 0; k < 2; k++) {
+		json_t *row = family_result(res, k ? "1f1b" : "gpipe");
+		assert_int_equal(get_int(row, "makespan"), 88);
+		assert_string_equal(get_str(row, "status"), "optimal");
+		assert_true(json_is_true(get(row, "certified")));
+	}
+	json_decref(j);
+	run_free(&r);
+
+	/* limit 4: GPipe's fifth forward on device 0 holds 5 > 4; 1F1B holds
+	 * at most min(p, m) = 4 and is still optimal (its bound stays 88) */
+	RUN(&r, "families", FUSED_LIM, "--json");
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	res = get(j, "results");
+	assert_int_equal(json_array_size(res), 2);
+	json_t *g = family_result(res, "gpipe");
+	assert_string_equal(get_str(g, "status"), "error");
+	assert_contains(get_str(g, "error"), "memory over the limit");
+	assert_contains(get_str(g, "error"), "device 0");
+	assert_contains(get_str(g, "error"), "F(0,4)");
+	json_t *o = family_result(res, "1f1b");
+	assert_string_equal(get_str(o, "status"), "optimal");
+	assert_int_equal(get_int(o, "makespan"), 88);
+	json_decref(j);
+	run_free(&r);
+}
+
+static void test_families_dag(void **state)
+{
+	struct run r;
+	RUN(&r, "families", DAG, "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	get_int(j, "lower_bound");
+	json_t *res = get(j, "results");
+	assert_int_equal(json_array_size(res), 2);
+	for (int k = 0; k < 2; k++) {
+		json_t *row = family_result(res, k ? "1f1b" : "gpipe");
+		assert_string_equal(get_str(row, "status"), "error");
+		assert_contains(get_str(row, "error"), "does not support");
+		assert_contains(get_str(row, "error"), "chain");
+	}
+	json_decref(j);
+	run_free(&r);
+
+	RUN(&r, "families", DAG);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "refused");
+	run_free(&r);
+
+	RUN(&r, "simulate", DAG, "--family", "1f1b");
+	assert_failed(&r, NEEDLES("1f1b", "does not support"));
+	run_free(&r);
+}
+
+/* ---- bad instances ------------------------------------------------------------ */
+
+/* bound and simulate both fail on path with one line naming it and each
+ * needle; their --json twins print the same message as an error object. */
+static void check_bad_instance(const char *path, const char *const *needles)
+{
+	const char *all[8] = {path};
+	int n = 1;
+	for (int i = 0; needles && needles[i] && n < 7; i++)
+		all[n++] = needles[i];
+	all[n] = NULL;
+	struct run r;
+	RUN(&r, "bound", path);
+	assert_failed(&r, all);
+	run_free(&r);
+	RUN(&r, "simulate", path, "--family", "1f1b");
+	assert_failed(&r, all);
+	run_free(&r);
+	RUN(&r, "bound", path, "--json");
+	assert_failed_json(&r, all);
+	run_free(&r);
+	RUN(&r, "simulate", path, "--family", "1f1b", "--json");
+	assert_failed_json(&r, all);
+	run_free(&r);
+}
+
+/* Trim spaces and backticks from both ends, in place. */
+static char *trim_cell(char *s)
+{
+	while (*s && strchr(" \t`", *s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && strchr(" \t`\r\n", e[-1]))
+		*--e = 0;
+	return s;
+}
+
+/* From datasets/bad/README.md's table "file | key named | message contains",
+ * the key and substring expected for `file` (empty when not listed). */
+static void bad_expectations(const char *readme, const char *file, char *key,
+			     char *msg, size_t cap)
+{
+	key[0] = msg[0] = 0;
+	if (!readme)
+		return;
+	char *copy = strdup(readme), *save = NULL;
+	for (char *line = strtok_r(copy, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] != '|')
+			continue;
+		char *cells[4] = {0}, *p = line + 1;
+		int nc = 0;
+		while (nc < 4 && p && *p) {
+			char *bar = strchr(p, '|');
+			if (bar)
+				*bar = 0;
+			cells[nc++] = p;
+			p = bar ? bar + 1 : NULL;
+		}
+		if (nc < 3)
+			continue;
+		if (strcmp(trim_cell(cells[0]), file))
+			continue;
+		char *k = trim_cell(cells[1]), *m = trim_cell(cells[2]);
+		if (strcmp(k, "-") && strcmp(k, "—"))
+			snprintf(key, cap, "%s", k);
+		if (strcmp(m, "-") && strcmp(m, "—"))
+			snprintf(msg, cap, "%s", m);
+		break;
+	}
+	free(copy);
+}
+
+static void test_bad_dataset_files(void **state)
+{
+	DIR *d = opendir("datasets/bad");
+	if (!d) {
+		print_message("datasets/bad does not exist yet; only inline cases run\n");
+		return;
+	}
+	char *readme = slurp("datasets/bad/README.md", NULL);
+	int checked = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		struct stat st;
+		snprintf(path, sizeof path, "datasets/bad/%s", e->d_name);
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, "README.md") ||
+		    stat(path, &st) || !S_ISREG(st.st_mode))
+			continue;
+		char key[256], msg[256], named[PATH_MAX + 300];
+		bad_expectations(readme, e->d_name, key, msg, sizeof key);
+		print_message("datasets/bad/%s: key '%s', message '%s'\n",
+			      e->d_name, key, msg);
+		/* the grammar: instance 'PATH': KEY: what is wrong (JSON syntax
+		 * errors, duplicate keys included, give line and column instead
+		 * of KEY, so the key is only required somewhere in the line) */
+		snprintf(named, sizeof named, "instance '%s': ", path);
+		check_bad_instance(path, NEEDLES(named, key, msg));
+		checked++;
+	}
+	closedir(d);
+	free(readme);
+	print_message("%d files in datasets/bad checked\n", checked);
+}
+
+/* Inline bad instances, one rule of FORMATS.md each. Base: 4 devices. */
+static const struct {
+	const char *name, *json, *key, *msg;
+} bad_inline[] = {
+	{"unknown-key", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1},\"colour\":1}",
+	 "colour", "unknown key"},
+	{"unknown-cost-key", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1,\"X\":1}}",
+	 "cost.X", "unknown key"},
+	{"missing-devices", "{\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1}}",
+	 "devices", "missing"},
+	{"float-devices", "{\"devices\":2.5,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1}}",
+	 "devices", "integer"},
+	{"string-mb", "{\"devices\":4,\"microbatches\":\"8\",\"cost\":{\"F\":1,\"B\":1}}",
+	 "microbatches", "integer"},
+	{"negative-B", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":-3}}",
+	 "cost.B", "negative"},
+	{"negative-comm", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1},\"comm\":-1}",
+	 "comm", "negative"},
+	{"zero-F", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":0,\"B\":1}}",
+	 "cost.F", "0"},
+	{"short-list", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":[1,2,3],\"B\":1}}",
+	 "cost.F", "list has 3 entries, expected 4"},
+	{"limit-list", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1},"
+		       "\"memory\":{\"F\":1,\"B\":-1,\"limit\":[4,4]}}",
+	 "memory.limit", "list has 2 entries, expected 4"},
+	{"delta-sum", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1,\"W\":1},"
+		      "\"memory\":{\"F\":2,\"B\":-1,\"W\":0}}",
+	 "memory", "sum to 1"},
+	{"cycle", "{\"devices\":3,\"microbatches\":2,\"edges\":[[0,1],[1,2],[2,0]],"
+		  "\"cost\":{\"F\":1,\"B\":1}}",
+	 "edges", "cycle"},
+	{"no-device", "{\"devices\":2,\"microbatches\":2,\"placement\":[0,1,5],"
+		      "\"cost\":{\"F\":1,\"B\":1}}",
+	 "placement[2]", "device 5"},
+	{"limit-too-small", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1},"
+			    "\"memory\":{\"F\":3,\"B\":-3,\"limit\":2}}",
+	 "memory.limit", "below"},
+	{"W-without-split", "{\"devices\":4,\"microbatches\":8,\"split_backward\":false,"
+			    "\"cost\":{\"F\":1,\"B\":1,\"W\":1}}",
+	 "cost.W", "split_backward"},
+	{"bad-objective", "{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":1},"
+			  "\"objective\":\"speed\"}",
+	 "objective", "speed"},
+	{"not-object", "[1, 2, 3]", "", "object"},
+	/* JSON syntax: the error is on line 3 */
+	{"syntax", "{\n  \"devices\": 4,\n  \"microbatches\": 8,,\n}", "line 3", "column"},
+};
+
+static void test_bad_inline_instances(void **state)
+{
+	for (size_t i = 0; i < sizeof bad_inline / sizeof *bad_inline; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "bad-%s.json", bad_inline[i].name);
+		const char *path = tmp(name);
+		write_file(path, bad_inline[i].json);
+		print_message("%s\n", bad_inline[i].name);
+		check_bad_instance(path, NEEDLES(bad_inline[i].key, bad_inline[i].msg));
+	}
+}
+
+static void test_nonexistent_instance(void **state)
+{
+	const char *path = "datasets/instances/no-such-instance.json";
+	check_bad_instance(path, NEEDLES("instance", "No such file"));
+	struct run r;
+	RUN(&r, "families", path);
+	assert_failed(&r, NEEDLES(path));
+	run_free(&r);
+	RUN(&r, "families", path, "--json");
+	assert_failed_json(&r, NEEDLES(path));
+	run_free(&r);
+	RUN(&r, "generate", "1f1b", path, "-o", tmp("never.json"));
+	assert_failed(&r, NEEDLES(path));
+	assert_false(file_exists(tmp("never.json")));
+	run_free(&r);
+	write_file(tmp("ne.json"), tiny_json);
+	RUN(&r, "convert", tmp("ne.json"), tmp("ne.svg"), "--instance", path);
+	assert_failed(&r, NEEDLES(path));
+	assert_false(file_exists(tmp("ne.svg")));
+	run_free(&r);
+}
+
+/* A path with a newline must not split the error over two lines. */
+static void test_error_one_line_newline_in_path(void **state)
+{
+	struct run r;
+	RUN(&r, "bound", "datasets/no\nsuch.json");
+	assert_failed(&r, NEEDLES("no"));
+	run_free(&r);
+}
+
+static void test_nonexistent_schedule(void **state)
+{
+	struct run r;
+	const char *path = tmp("no-such-schedule.json");
+	RUN(&r, "simulate", TINY, "--schedule", path);
+	assert_failed(&r, NEEDLES(path));
+	run_free(&r);
+	RUN(&r, "convert", path, tmp("out.csv"));
+	assert_failed(&r, NEEDLES(path));
+	assert_false(file_exists(tmp("out.csv")));
+	run_free(&r);
+}
+
+/* ---- invalid schedules on the tiny instance ------------------------------------- */
+
+static const struct {
+	const char *name, *text, *needles[4];
+} bad_schedules[] = {
+	{"missing",
+	 "{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
+	 "[[\"F\",1,0],[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1]]]}",
+	 {"device 1", "missing", "W(1,1)"}},
+	{"duplicate",
+	 "{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"F\",0,0],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
+	 "[[\"F\",1,0],[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
+	 {"device 0", "duplicate", "F(0,0)"}},
+	{"wrong-device",
+	 "{\"schedule\": [[[\"F\",0,0],[\"F\",1,0],[\"F\",0,1],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
+	 "[[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
+	 {"device 0", "F(1,0)", "device 1"}},
+	{"not-an-op",
+	 "{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"F\",0,2],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
+	 "[[\"F\",1,0],[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
+	 {"device 0", "F(0,2)", "not an op"}},
+	/* B(0,1) needs B(1,1), which needs F(1,1) on device 1, which waits
+	 * for F(0,1), which device 0 runs after B(0,1): a cycle (memory stays
+	 * within the limits, so the deadlock is what gets reported) */
+	{"deadlock",
+	 "{\"schedule\": [[[\"F\",0,0],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"F\",0,1],[\"W\",0,1]],"
+	 "[[\"F\",1,0],[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
+	 {"deadlock", "device 0", "B(0,1)", "F(1,1)"}},
+	/* device 1's limit is 3: F(1,0), F(1,1) hold 2 + 2 = 4 */
+	{"memory",
+	 "{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
+	 "[[\"F\",1,0],[\"F\",1,1],[\"B\",1,0],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
+	 {"device 1", "F(1,1)", "memory", "4 > 3"}},
+	{"rows",
+	 "{\"schedule\": [[[\"F\",0,0]]]}",
+	 {"1 device rows", "2 devices"}},
+};
+
+static void test_invalid_schedules(void **state)
+{
+	for (size_t i = 0; i < sizeof bad_schedules / sizeof *bad_schedules; i++) {
+		char name[64];
+		snprintf(name, sizeof name, "badsched-%s.json", bad_schedules[i].name);
+		const char *path = tmp(name);
+		write_file(path, bad_schedules[i].text);
+		print_message("%s\n", bad_schedules[i].name);
+		const char *needles[6] = {path};
+		for (int k = 0; k < 4 && bad_schedules[i].needles[k]; k++)
+			needles[k + 1] = bad_schedules[i].needles[k];
+		struct run r;
+		RUN(&r, "simulate", TINY, "--schedule", path);
+		assert_failed(&r, needles);
+		run_free(&r);
+		RUN(&r, "simulate", TINY, "--schedule", path, "--json");
+		assert_failed_json(&r, needles);
+		run_free(&r);
+		/* convert with an instance validates too, and writes nothing */
+		RUN(&r, "convert", path, tmp("bad-out.csv"), "--instance", TINY);
+		assert_failed(&r, needles);
+		assert_false(file_exists(tmp("bad-out.csv")));
+		run_free(&r);
+	}
+}
+
+static void test_malformed_schedule_json(void **state)
+{
+	struct run r;
+	const char *path = tmp("malformed.json");
+	write_file(path, "{\"schedule\": [\n"
+			 "  [[\"F\",0,0],[\"F\",0,1]],\n"
+			 "  [[\"F\",1,0] [\"B\",1,0]]\n"
+			 "]}\n");
+	RUN(&r, "simulate", TINY, "--schedule", path);
+	assert_failed(&r, NEEDLES(path, "line 3", "column"));
+	run_free(&r);
+	RUN(&r, "convert", path, tmp("malformed.csv"));
+	assert_failed(&r, NEEDLES(path, "line 3", "column"));
+	assert_false(file_exists(tmp("malformed.csv")));
+	run_free(&r);
+
+	/* well-formed JSON, wrong shape: the place is named */
+	write_file(path, "{\"schedule\": [[[\"F\",0,0],[\"X\",0,1]]]}");
+	RUN(&r, "simulate", TINY, "--schedule", path);
+	assert_failed(&r, NEEDLES(path, "schedule[0][1]", "kind"));
+	run_free(&r);
+}
+
+static void test_malformed_csv(void **state)
+{
+	struct run r;
+	const char *path = tmp("malformed.csv");
+	/* line 2, second cell: unknown type X */
+	write_file(path, "0F0,0F1,0I0,0W0,0I1,0W1\n1F0,1X0,1F1\n");
+	RUN(&r, "simulate", TINY, "--schedule", path);
+	assert_failed(&r, NEEDLES(path, "line 2, column 2", "1X0"));
+	run_free(&r);
+	RUN(&r, "convert", path, tmp("malformed-out.json"));
+	assert_failed(&r, NEEDLES(path, "line 2, column 2"));
+	assert_false(file_exists(tmp("malformed-out.json")));
+	run_free(&r);
+	/* line 1, third cell: no stage number */
+	write_file(path, "0F0,0F1,F0\n");
+	RUN(&r, "simulate", TINY, "--schedule", path);
+	assert_failed(&r, NEEDLES(path, "line 1, column 3"));
+	run_free(&r);
+	/* fused B mixed with split I on line 2 */
+	write_file(path, "0F0,0I0\n1F0,1B0\n");
+	RUN(&r, "simulate", TINY, "--schedule", path);
+	assert_failed(&r, NEEDLES(path, "line 2, column 2"));
+	run_free(&r);
+}
+
+/* ---- no partial output ------------------------------------------------------ */
+
+/* A fresh, empty subdirectory of the temp directory. */
+static const char *fresh_dir(const char *name)
+{
+	const char *dir = tmp(name);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	return dir;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	closedir(d);
+	return n;
+}
+
+static void test_generate_no_partial_output(void **state)
+{
+	struct run r;
+	char out[PATH_MAX];
+	const char *dir = fresh_dir("partial");
+	snprintf(out, sizeof out, "%s/out.json", dir);
+
+	/* a family that refuses the instance */
+	RUN(&r, "generate", "gpipe", DAG, "-o", out);
+	assert_failed(&r, NEEDLES("gpipe", "does not support"));
+	run_free(&r);
+	/* a schedule over the memory limit */
+	RUN(&r, "generate", "gpipe", FUSED_LIM, "-o", out);
+	assert_failed(&r, NEEDLES("gpipe", "device 0", "F(0,4)", "memory"));
+	run_free(&r);
+	/* an unknown family */
+	RUN(&r, "generate", "zigzag", FUSED, "-o", out);
+	assert_failed(&r, NEEDLES("zigzag", "gpipe", "1f1b"));
+	run_free(&r);
+	assert_int_equal(count_entries(dir), 0);
+
+	/* a directory that does not exist */
+	char missing[PATH_MAX];
+	snprintf(missing, sizeof missing, "%s/no-such-dir/out.json", dir);
+	RUN(&r, "generate", "1f1b", FUSED, "-o", missing);
+	assert_failed(&r, NEEDLES(missing));
+	run_free(&r);
+	assert_int_equal(count_entries(dir), 0);
+
+	/* the output path is a directory: the temp file can be written, the
+	 * rename cannot, and the temp file must go */
+	char sub[PATH_MAX];
+	snprintf(sub, sizeof sub, "%s/taken", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+	RUN(&r, "generate", "1f1b", FUSED, "-o", sub);
+	assert_failed(&r, NEEDLES(sub));
+	run_free(&r);
+	assert_int_equal(count_entries(dir), 1);   /* only "taken" */
+	assert_int_equal(count_entries(sub), 0);
+	assert_int_equal(count_tmp_files(dir), 0);
+
+	/* and a successful write leaves only the file */
+	RUN(&r, "generate", "1f1b", FUSED, "-o", out);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	assert_int_equal(count_entries(dir), 2);
+	assert_true(file_exists(out));
+	assert_int_equal(count_tmp_files(dir), 0);
+}
+
+static void test_simulate_output(void **state)
+{
+	struct run r;
+	const char *dir = fresh_dir("simout");
+	char out[PATH_MAX];
+	snprintf(out, sizeof out, "%s/no-such-dir/x.svg", dir);
+	RUN(&r, "simulate", FUSED, "--family", "1f1b", "-o", out);
+	assert_failed(&r, NEEDLES(out));
+	run_free(&r);
+	RUN(&r, "simulate", FUSED, "--family", "1f1b", "-o", out, "--json");
+	assert_failed_json(&r, NEEDLES(out));
+	run_free(&r);
+	assert_int_equal(count_entries(dir), 0);
+
+	snprintf(out, sizeof out, "%s/x.csv", dir);
+	RUN(&r, "simulate", FUSED, "--family", "1f1b", "-o", out, "--json");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *csv = read_ok(out);
+	assert_contains(csv, "\n3F0,3B0,3F1,3B1,");
+	free(csv);
+	assert_int_equal(count_tmp_files(dir), 0);
+}
+
+/* ---- usage ------------------------------------------------------------------- */
+
+static void test_usage_errors(void **state)
+{
+	struct run r;
+	static const char *const cases[][8] = {
+		{"frobnicate"},
+		{"simulate", "--family", "1f1b"},          /* no instance */
+		{"simulate", FUSED},                        /* neither source */
+		{"simulate", FUSED, "--family", "1f1b", "--schedule", "x.json"},
+		{"simulate", FUSED, FUSED, "--family", "1f1b"},
+		{"simulate", FUSED, "--family", "1f1b", "--format", "svg"},
+		{"simulate", FUSED, "--family", "1f1b", "--width", "5"},
+		{"generate", "1f1b"},                       /* no instance */
+		{"generate", "1f1b", FUSED, "--format", "pdf"},
+		{"convert", "x.json"},                      /* no OUT */
+		{"convert", "x.json", "y.json", "--to", "pdf"},
+		{"bound"},                                  /* no instance */
+		{"bound", FUSED, FUSED},
+		{"families", FUSED, FUSED},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int n = 0;
+		while (n < 8 && cases[i][n])
+			n++;
+		const char *args[9] = {0};
+		memcpy(args, cases[i], n * sizeof *args);
+		print_message("case %zu: %s %s\n", i, args[0], args[1] ? args[1] : "");
+		run_argv(&r, args);
+		assert_usage(&r);
+		run_free(&r);
+	}
+}
+
+/* No arguments at all is a usage error too: one line, not the whole usage
+ * text. */
+static void test_usage_no_args(void **state)
+{
+	struct run r;
+	run_argv(&r, (const char *const[]){NULL});
+	assert_usage(&r);
+	run_free(&r);
+}
+
+/* Unknown options and options missing their value: getopt_long's own
+ * diagnostic must not add a second line to cli_usage's (opterr = 0). */
+static void test_usage_unknown_option(void **state)
+{
+	struct run r;
+	static const char *const cases[][6] = {
+		{"simulate", FUSED, "--family", "1f1b", "--bogus"},
+		{"simulate", FUSED, "--family"},   /* missing argument */
+		{"generate", "1f1b", FUSED, "--bogus"},
+		{"convert", "a.json", "b.json", "--bogus"},
+		{"bound", FUSED, "--bogus"},
+		{"families", "--bogus"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		int n = 0;
+		while (n < 6 && cases[i][n])
+			n++;
+		const char *args[7] = {0};
+		memcpy(args, cases[i], n * sizeof *args);
+		print_message("case %zu: %s\n", i, args[0]);
+		run_argv(&r, args);
+		assert_usage(&r);
+		run_free(&r);
+	}
+}
+
+static void test_help(void **state)
+{
+	static const char *const cmds[] = {"simulate", "generate", "convert",
+					   "bound", "families"};
+	struct run r;
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) {
+		RUN(&r, cmds[i], "--help");
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, "usage:");
+		assert_contains(r.out, cmds[i]);
+		run_free(&r);
+		RUN(&r, "help", cmds[i]);
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, "usage:");
+		run_free(&r);
+	}
+	RUN(&r, "--help");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "usage:");
+	for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++)
+		assert_contains(r.out, cmds[i]);
+	run_free(&r);
+}
+
+/* ---- setup -------------------------------------------------------------------- */
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	return remove(path);
+}
+
+static int group_setup(void **state)
+{
+	if (chdir(PIPEOPT_SOURCE_DIR))
+		return -1;
+	snprintf(tmpdir, sizeof tmpdir, "%s/pipeopt-cli-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int group_teardown(void **state)
+{
+	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_simulate_zb_1f1b_json),
+		cmocka_unit_test(test_simulate_zb_human),
+		cmocka_unit_test(test_fused_families_optimal),
+		cmocka_unit_test(test_simulate_hand_schedule_json),
+		cmocka_unit_test(test_simulate_torch_csv),
+		cmocka_unit_test(test_simulate_reads_back_result),
+		cmocka_unit_test(test_generate_then_simulate),
+		cmocka_unit_test(test_csv_roundtrip),
+		cmocka_unit_test(test_convert_trace),
+		cmocka_unit_test(test_convert_svg),
+		cmocka_unit_test(test_convert_ascii),
+		cmocka_unit_test(test_convert_timed_needs_instance),
+		cmocka_unit_test(test_bound_json),
+		cmocka_unit_test(test_families_list_json),
+		cmocka_unit_test(test_families_instance_json),
+		cmocka_unit_test(test_families_dag),
+		cmocka_unit_test(test_bad_dataset_files),
+		cmocka_unit_test(test_bad_inline_instances),
+		cmocka_unit_test(test_nonexistent_instance),
+		cmocka_unit_test(test_nonexistent_schedule),
+		cmocka_unit_test(test_error_one_line_newline_in_path),
+		cmocka_unit_test(test_invalid_schedules),
+		cmocka_unit_test(test_malformed_schedule_json),
+		cmocka_unit_test(test_malformed_csv),
+		cmocka_unit_test(test_generate_no_partial_output),
+		cmocka_unit_test(test_simulate_output),
+		cmocka_unit_test(test_usage_errors),
+		cmocka_unit_test(test_usage_no_args),
+		cmocka_unit_test(test_usage_unknown_option),
+		cmocka_unit_test(test_help),
+	};
+	return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
