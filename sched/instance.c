@@ -486,9 +486,11 @@ static enum status build_adjacency(const struct ctx *c, struct instance *in)
 			(struct stage_link){u, lag};
 	}
 	free(fill);
+	/* Edges are distinct (checked), so L - 1 edges of the form l -> l + 1
+	 * are exactly the chain, in whatever order they are listed. */
 	in->is_chain = E == L - 1;
 	for (int e = 0; e < E && in->is_chain; e++)
-		in->is_chain = in->edges[e][0] == e && in->edges[e][1] == e + 1;
+		in->is_chain = in->edges[e][1] == in->edges[e][0] + 1;
 	return STATUS_OK;
 }
 

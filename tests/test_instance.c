@@ -753,15 +753,15 @@ static void test_cycle_message_simple(void **state)
 }
 
 /*
- * BUG (sched/instance.c, order_stages, the forward walk after Kahn's
+ * Regression, fixed (sched/instance.c, order_stages, the forward walk after Kahn's
  * algorithm): when the stage found first hangs below the cycle (here stage
  * 0, fed by the 2-cycle 1 <-> 2) and the cycle stage's first successor in
  * edge order is that stage, the walk leaves the cycle and gets stuck on 0.
  * Input: edges [[1,0],[1,2],[2,1]] on 3 stages.
  * Expected: "cycle through stages 1 -> 2 -> 1" (or 2 -> 1 -> 2).
- * Actual:   "cycle through stages 1 -> 0 -> 0 -> 0 -> ... -> 0 -> 1".
+ * Was:   "cycle through stages 1 -> 0 -> 0 -> 0 -> ... -> 0 -> 1".
  */
-static void test_cycle_message_with_tail_BUG(void **state)
+static void test_cycle_message_with_tail(void **state)
 {
 	static const struct cycle_case cases[] = {
 		{"2-cycle feeding a sink, sink edge first",
@@ -778,15 +778,15 @@ static void test_cycle_message_with_tail_BUG(void **state)
 }
 
 /*
- * BUG (sched/instance.c: check_keys line ~131, and the placement/objective
+ * Regression, fixed (sched/instance.c: check_keys line ~131, and the placement/objective
  * messages that echo a user string): JSON strings may hold "\n", and the
  * messages copy them verbatim, so the message is no longer one line
  * (FORMATS.md: "error: a one-line human message"; stderr gets one line).
  * Input: {"devices": 2, "microbatches": 4, "cost": {...}, "bad\nkey": 1}.
  * Expected: a one-line message naming the key (escaped).
- * Actual:   "instance 'test.json': bad<newline>key: unknown key".
+ * Was:   "instance 'test.json': bad<newline>key: unknown key".
  */
-static void test_message_one_line_with_newline_in_key_BUG(void **state)
+static void test_message_one_line_with_newline_in_key(void **state)
 {
 	static const char *const cases[] = {
 		"{" SIZES ", " COST ", \"bad\\nkey\": 1}",
@@ -806,7 +806,7 @@ static void test_message_one_line_with_newline_in_key_BUG(void **state)
 }
 
 /*
- * BUG (sched/instance.c, parse_memory, the limit check near the end): only
+ * Regression, fixed (sched/instance.c, parse_memory, the limit check near the end): only
  * F is checked against the limit, but FORMATS.md rejects "an instance whose
  * memory limit is below what any single op needs". B may have a positive
  * delta, and B(l,j) runs after F(l,j) on the same device with W(l,j) (the
@@ -815,7 +815,7 @@ static void test_message_one_line_with_newline_in_key_BUG(void **state)
  * Expected: rejected, naming memory.limit (F + B = 3 > 2; no schedule is
  * valid). Actual: accepted (pipeopt bound even prints a finite bound, 7).
  */
-static void test_limit_below_b_peak_BUG(void **state)
+static void test_limit_below_b_peak(void **state)
 {
 	check_reject(&(struct reject_case){
 		"memory.limit below F + B",
@@ -958,9 +958,9 @@ int main(void)
 		cmocka_unit_test(test_chain_lag_same_device),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_cycle_message_simple),
-		cmocka_unit_test(test_cycle_message_with_tail_BUG),
-		cmocka_unit_test(test_message_one_line_with_newline_in_key_BUG),
-		cmocka_unit_test(test_limit_below_b_peak_BUG),
+		cmocka_unit_test(test_cycle_message_with_tail),
+		cmocka_unit_test(test_message_one_line_with_newline_in_key),
+		cmocka_unit_test(test_limit_below_b_peak),
 		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_read_dataset),
 		cmocka_unit_test(test_read_malformed_file),

@@ -193,15 +193,15 @@ static void test_parse_rejects(void **state)
 }
 
 /*
- * BUG (sched/torch_csv.c, parse_cell, the loop over `passive`): a
+ * Regression, fixed (sched/torch_csv.c, parse_cell, the loop over `passive`): a
  * communication action is recognised by its prefix only, so anything after
  * "SEND_F", "UNSHARD", ... is silently dropped with it. PyTorch writes
  * "0SEND_F3" and "0UNSHARD"; "0SEND_Fxyz" or "0UNSHARD9Q" are typos that
  * should be reported like "0X1" is.
  * Input: "0F0,0SEND_Fxyz,0B0\n". Expected: error at line 1, column 2.
- * Actual: accepted, the cell dropped.
+ * Was: accepted, the cell dropped.
  */
-static void test_parse_comm_suffix_checked_BUG(void **state)
+static void test_parse_comm_suffix_checked(void **state)
 {
 	static const struct {
 		const char *text, *where;
@@ -319,7 +319,7 @@ int main(void)
 		cmocka_unit_test(test_parse_comm_dropped),
 		cmocka_unit_test(test_parse_blank_rows),
 		cmocka_unit_test(test_parse_rejects),
-		cmocka_unit_test(test_parse_comm_suffix_checked_BUG),
+		cmocka_unit_test(test_parse_comm_suffix_checked),
 		cmocka_unit_test(test_format_text),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_read_missing_file),
