@@ -123,7 +123,7 @@ static void check_timeline(const struct timeline *t)
 	assert_int_equal(n, inst_nops(in));   /* the test names every op */
 	for (int i = 0; i < n; i++) {
 		const char *p = t->ops[i].op;
-		int k, l, j;
+		int k = 0, l = 0, j = 0;
 		assert_true(parse_op(&p, &k, &l, &j));
 		int id = inst_op_id(in, k, l, j);
 		if (r.start[id] != t->ops[i].start || r.end[id] != t->ops[i].end)
