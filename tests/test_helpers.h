@@ -37,6 +37,21 @@
 				 n_);                                          \
 	} while (0)
 
+/* A rejection's message: names the source, is one line, and contains both
+ * `where` and `what`. `name` labels the case in failures. */
+static inline void check_error_message(const char *name, const char *msg,
+				       const char *source, const char *where,
+				       const char *what)
+{
+	if (!strstr(msg, source))
+		fail_msg("case '%s': message does not name the source: %s", name, msg);
+	if (strchr(msg, '\n'))
+		fail_msg("case '%s': message is not one line: %s", name, msg);
+	if (!strstr(msg, where) || !strstr(msg, what))
+		fail_msg("case '%s': message lacks '%s' or '%s': %s", name, where,
+			 what, msg);
+}
+
 /* Parse an instance from JSON text, failing the test on error. */
 static inline struct instance *parse_instance_ok(const char *json)
 {

@@ -300,15 +300,8 @@ static void test_parse_rejects(void **state)
 		}
 		if (s)
 			fail_msg("case '%s': *out not NULL after an error", rc->name);
-		if (!strstr(err.msg, "schedule 'test.json'"))
-			fail_msg("case '%s': message does not name the source: %s",
-				 rc->name, err.msg);
-		if (strchr(err.msg, '\n'))
-			fail_msg("case '%s': message is not one line: %s", rc->name,
-				 err.msg);
-		if (!strstr(err.msg, rc->where) || !strstr(err.msg, rc->what))
-			fail_msg("case '%s': message lacks '%s' or '%s': %s",
-				 rc->name, rc->where, rc->what, err.msg);
+		check_error_message(rc->name, err.msg, "schedule 'test.json'", rc->where,
+				    rc->what);
 	}
 }
 
