@@ -48,6 +48,13 @@ enum sched_format cli_format_parse(const char *s);
 enum sched_format cli_format_guess(const char *path);
 const char *cli_format_name(enum sched_format f);
 
+/* The schedule of a family given by name, or of a schedule-language program
+ * given by file (a path with '/' or ending in .sched, or any existing file
+ * whose name is not a family's). */
+enum status cli_family_schedule(const char *name_or_file,
+				const struct instance *in,
+				struct schedule **out, struct error *err);
+
 /* Read a schedule in JSON or torch CSV (fmt FMT_NONE: by extension). */
 enum status cli_read_schedule(const char *path, enum sched_format fmt,
 			      struct schedule **out, struct error *err);

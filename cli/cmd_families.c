@@ -29,7 +29,7 @@ static int list_families(bool json)
 	}
 	for (int i = 0; i < family_count(); i++) {
 		const struct family *f = family_at(i);
-		printf("%-10s %s\n%-10s supports: %s\n", f->name, f->summary, "", f->supports);
+		printf("%-12s %s\n%-12s supports: %s\n", f->name, f->summary, "", f->supports);
 	}
 	return 0;
 }
@@ -45,7 +45,7 @@ static json_t *family_row(const struct family *f, const struct instance *in,
 	char what[100];
 	json_t *row;
 	snprintf(what, sizeof what, "family '%s'", f->name);
-	if (f->generate(in, &s, &err) ||
+	if (family_run(f, in, &s, &err) ||
 	    cli_simulate(in, s, what, &sim, &r, &err))
 		row = json_pack("{s:s,s:s}", "status", "error", "error", err.msg);
 	else
@@ -60,7 +60,7 @@ static void print_row(const json_t *row, bool has_memory)
 {
 	const char *name = json_string_value(json_object_get(row, "family"));
 	if (json_object_get(row, "error")) {
-		printf("%-10s  refused: %s\n", name,
+		printf("%-12s refused: %s\n", name,
 		       json_string_value(json_object_get(row, "error")));
 		return;
 	}
@@ -72,7 +72,7 @@ static void print_row(const json_t *row, bool has_memory)
 	char peak_text[24] = "-";
 	if (has_memory)
 		snprintf(peak_text, sizeof peak_text, "%" PRId64, peak);
-	printf("%-10s %12" PRId64 " %12" PRId64 " %12" PRId64 " %8.2f %% %10s %8.2f %%%s\n",
+	printf("%-12s %12" PRId64 " %12" PRId64 " %12" PRId64 " %8.2f %% %10s %8.2f %%%s\n",
 	       name, (int64_t)json_integer_value(json_object_get(row, "objective")),
 	       (int64_t)json_integer_value(json_object_get(row, "makespan")),
 	       (int64_t)json_integer_value(json_object_get(row, "span")),
@@ -104,7 +104,7 @@ static int compare(const char *path, bool json)
 		cli_print_instance(in);
 		printf("lower bound %" PRId64 " on the %s\n\n", b.best,
 		       in->objective == OBJ_SPAN ? "span" : "makespan");
-		printf("%-10s %12s %12s %12s %10s %10s %10s\n", "family", "objective",
+		printf("%-12s %12s %12s %12s %10s %10s %10s\n", "family", "objective",
 		       "makespan", "span", "bubble", "max peak", "gap");
 		size_t i;
 		json_t *row;

@@ -8,8 +8,9 @@
 #include "sched/family.h"
 
 static const char usage_text[] =
-	"usage: pipeopt generate NAME INSTANCE [-o OUT] [--format FMT]\n\n"
-	"Build the schedule of family NAME (see 'pipeopt families') for INSTANCE,\n"
+	"usage: pipeopt generate NAME|FILE INSTANCE [-o OUT] [--format FMT]\n\n"
+	"Build the schedule of family NAME (see 'pipeopt families'), or of the\n"
+	"schedule-language program FILE (docs/language.md), for INSTANCE,\n"
 	"check it with the simulator, and write it to OUT (default: stdout).\n"
 	"A family that does not support the instance, or whose schedule breaks\n"
 	"the memory limit, is an error with the reason.\n\n"
@@ -54,7 +55,7 @@ int cmd_generate(int argc, char **argv)
 	int rc = 0;
 	snprintf(what, sizeof what, "family '%s'", name);
 	if (instance_read(argv[optind + 1], &in, &err) ||
-	    family_generate(name, in, &s, &err) ||
+	    cli_family_schedule(name, in, &s, &err) ||
 	    cli_simulate(in, s, what, &sim, &r, &err)) {
 		rc = cli_fail(false, &err);
 	} else if (cli_write_schedule(out, fmt, in, s, &r, in->split_backward,

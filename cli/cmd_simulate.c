@@ -17,7 +17,8 @@ static const char usage_text[] =
 	"makespan, span, bubble ratio, peak memory per device, the lower bound and\n"
 	"an ASCII timeline. An invalid schedule (missing, duplicate or misplaced\n"
 	"op, deadlock, memory over the limit) is an error naming device and op.\n\n"
-	"  --family NAME      a predefined family (see 'pipeopt families')\n"
+	"  --family NAME      a predefined family (see 'pipeopt families'), or a\n"
+	"                     schedule-language program file (docs/language.md)\n"
 	"  --schedule FILE    a schedule file: JSON, or torch CSV (*.csv)\n"
 	"  --json             print one JSON object (FORMATS.md keys)\n"
 	"  --width N          timeline width in columns (default 100)\n"
@@ -128,7 +129,7 @@ int cmd_simulate(int argc, char **argv)
 	snprintf(what, sizeof what, o.family ? "family '%s'" : "schedule '%s'",
 		 o.family ? o.family : o.schedule);
 	if (instance_read(argv[optind], &in, &err) ||
-	    (o.family ? family_generate(o.family, in, &s, &err) :
+	    (o.family ? cli_family_schedule(o.family, in, &s, &err) :
 			cli_read_schedule(o.schedule, FMT_NONE, &s, &err)) ||
 	    cli_simulate(in, s, what, &sim, &r, &err) ||
 	    bound_compute(in, &b, &err))

@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "sched/family.h"
 #include "sched/fileio.h"
+#include "sched/lang.h"
 #include "sched/render.h"
 #include "sched/torch_csv.h"
 
@@ -82,6 +85,23 @@ enum sched_format cli_format_guess(const char *path)
 	if (ends_with(path, ".trace.json"))
 		return FMT_TRACE;
 	return FMT_JSON;
+}
+
+enum status cli_family_schedule(const char *name_or_file,
+				const struct instance *in,
+				struct schedule **out, struct error *err)
+{
+	*out = NULL;
+	bool is_file = strchr(name_or_file, '/') || ends_with(name_or_file, ".sched") ||
+		       (!family_find(name_or_file) && access(name_or_file, R_OK) == 0);
+	if (!is_file)
+		return family_generate(name_or_file, in, out, err);
+	struct program *pg;
+	if (program_read(name_or_file, &pg, err))
+		return STATUS_ERROR;
+	enum status st = program_run(pg, in, out, err);
+	program_free(pg);
+	return st;
 }
 
 enum status cli_read_schedule(const char *path, enum sched_format fmt,

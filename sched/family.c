@@ -1,103 +1,93 @@
 /*
- * The reference families gpipe and 1f1b, for chains with one stage per
- * device. Stage s of p = L stages runs on device stage_device[s]; micro-batch
- * numbers go up in order for each stage and kind.
+ * The family registry: the embedded schedule-language programs, in a fixed
+ * order, plus the families written in C.
  */
 #include "sched/family.h"
 
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-/* Append the backward of micro-batch j on stage s: B, then W when split. */
-static enum status push_backward(struct schedule *sc, const struct instance *in,
-				 int d, int s, int j)
-{
-	if (schedule_push(sc, d, OP_B, s, j))
-		return STATUS_ERROR;
-	if (in->split_backward && schedule_push(sc, d, OP_W, s, j))
-		return STATUS_ERROR;
-	return STATUS_OK;
-}
+#include "sched/zb_auto.h"
 
-static enum status start(const struct instance *in, const char *name,
-			 struct schedule **out, struct error *err)
-{
-	struct error why;
-	*out = NULL;
-	if (!inst_is_simple_chain(in, &why))
-		return err_set(err, "family '%s' does not support instance '%s': %s",
-			       name, in->name, why.msg);
-	*out = schedule_new(in->devices);
-	return *out ? STATUS_OK : err_set(err, "out of memory");
-}
+/* The listing order; embedded programs not named here follow, by file. */
+static const char *const order[] = {
+	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2", "zb-v",
+	"dualpipev", "1f1b-dag", "zb-auto", NULL};
 
-static enum status finish(enum status st, struct schedule **out,
-			  struct error *err)
-{
-	if (st == STATUS_OK)
-		return STATUS_OK;
-	schedule_free(*out);
-	*out = NULL;
-	return err_set(err, "out of memory");
-}
+#define MAX_FAMILIES 64
 
-/* GPipe: all M forwards, then all M backwards (each B followed by its W).
- * Stage s keeps all M micro-batches in flight. */
-static enum status gpipe(const struct instance *in, struct schedule **out,
-			 struct error *err)
-{
-	if (start(in, "gpipe", out, err))
-		return STATUS_ERROR;
-	enum status st = STATUS_OK;
-	for (int s = 0; s < in->stages && !st; s++) {
-		int d = in->stage_device[s];
-		for (int j = 0; j < in->microbatches && !st; j++)
-			st = schedule_push(*out, d, OP_F, s, j);
-		for (int j = 0; j < in->microbatches && !st; j++)
-			st = push_backward(*out, in, d, s, j);
-	}
-	return finish(st, out, err);
-}
+static struct family families[MAX_FAMILIES];
+static int nfamilies;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-/* 1F1B: stage s of p runs w = min(p - s - 1, M) warm-up forwards, then
- * alternates one forward and one backward, then drains the backwards, so
- * it keeps min(p - s, M) micro-batches in flight. */
-static enum status one_f_one_b(const struct instance *in,
-			       struct schedule **out, struct error *err)
-{
-	if (start(in, "1f1b", out, err))
-		return STATUS_ERROR;
-	enum status st = STATUS_OK;
-	int p = in->stages, M = in->microbatches;
-	for (int s = 0; s < p && !st; s++) {
-		int d = in->stage_device[s];
-		int w = p - s - 1 < M ? p - s - 1 : M;
-		for (int j = 0; j < w && !st; j++)
-			st = schedule_push(*out, d, OP_F, s, j);
-		for (int i = 0; i < M - w && !st; i++) {
-			st = schedule_push(*out, d, OP_F, s, w + i);
-			if (!st)
-				st = push_backward(*out, in, d, s, i);
-		}
-		for (int j = M - w; j < M && !st; j++)
-			st = push_backward(*out, in, d, s, j);
-	}
-	return finish(st, out, err);
-}
-
-static const struct family families[] = {
-	{"gpipe", "all forwards, then all backwards (GPipe)",
-	 "chains with one stage per device", gpipe},
-	{"1f1b", "warm-up forwards, then one forward one backward (PipeDream-flush / 1F1B)",
-	 "chains with one stage per device", one_f_one_b},
+static struct family c_families[] = {
+	{"zb-auto", "Zero Bubble's greedy heuristic: 8 variants of warm-up and W placement, the best kept",
+	 "chains with one stage per device; honours memory limits and comm", NULL, NULL,
+	 zb_auto_generate},
 };
+
+static void add(struct family f)
+{
+	if (nfamilies == MAX_FAMILIES) {
+		fprintf(stderr, "pipeopt: more than %d families\n", MAX_FAMILIES);
+		abort();
+	}
+	families[nfamilies++] = f;
+}
+
+/* Parse every embedded program into a family entry (unordered). */
+static int load_programs(struct family *found)
+{
+	int n = 0;
+	for (int i = 0; builtin_programs[i].file; i++) {
+		struct program *pg;
+		struct error err;
+		if (program_parse(builtin_programs[i].text, builtin_programs[i].file,
+				  &pg, &err)) {
+			fprintf(stderr, "pipeopt: built-in %s\n", err.msg);
+			abort();
+		}
+		char *file = malloc(strlen(builtin_programs[i].file) + 32);
+		sprintf(file, "datasets/schedules/%s", builtin_programs[i].file);
+		found[n++] = (struct family){
+			program_name(pg) ? program_name(pg) : builtin_programs[i].file,
+			program_summary(pg), program_supports(pg), file, pg, NULL};
+	}
+	return n;
+}
+
+static void load(void)
+{
+	struct family found[MAX_FAMILIES];
+	int n = load_programs(found);
+	bool used[MAX_FAMILIES] = {0};
+	for (int k = 0; order[k]; k++) {
+		for (int i = 0; i < n; i++)
+			if (!used[i] && !strcmp(found[i].name, order[k])) {
+				add(found[i]);
+				used[i] = true;
+			}
+		for (size_t c = 0; c < sizeof c_families / sizeof c_families[0]; c++)
+			if (!strcmp(c_families[c].name, order[k]))
+				add(c_families[c]);
+	}
+	for (int i = 0; i < n; i++)
+		if (!used[i])
+			add(found[i]);
+}
 
 int family_count(void)
 {
-	return (int)(sizeof families / sizeof families[0]);
+	pthread_once(&once, load);
+	return nfamilies;
 }
 
 const struct family *family_at(int i)
 {
+	pthread_once(&once, load);
 	return &families[i];
 }
 
@@ -109,18 +99,26 @@ const struct family *family_find(const char *name)
 	return NULL;
 }
 
+enum status family_run(const struct family *f, const struct instance *in,
+		       struct schedule **out, struct error *err)
+{
+	if (f->program)
+		return program_run(f->program, in, out, err);
+	return f->generate(in, out, err);
+}
+
 enum status family_generate(const char *name, const struct instance *in,
 			    struct schedule **out, struct error *err)
 {
 	const struct family *f = family_find(name);
 	*out = NULL;
 	if (!f) {
-		char list[256] = "";
+		char list[512] = "";
 		for (int i = 0; i < family_count(); i++) {
 			strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
 			strncat(list, families[i].name, sizeof list - strlen(list) - 1);
 		}
 		return err_set(err, "unknown family '%s' (known: %s)", name, list);
 	}
-	return f->generate(in, out, err);
+	return family_run(f, in, out, err);
 }

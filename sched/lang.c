@@ -1,0 +1,1362 @@
+/*
+ * The schedule language (see lang.h and docs/language.md).
+ *
+ * Grammar (braces delimit blocks; newlines are white space; '#' comments):
+ *
+ *   program  := { stmt }
+ *   stmt     := 'family' WORD [STRING]        name and one-line summary
+ *             | 'supports' STRING             which instances, in words
+ *             | 'require' expr 'else' STRING  refuse the instance unless expr
+ *             | 'let' NAME '=' expr
+ *             | 'def' NAME '(' NAME {',' NAME} ')' '=' expr
+ *             | 'repeat' expr block
+ *             | 'for' NAME 'in' expr '..' expr block      (half-open range)
+ *             | 'if' expr block ['else' (block | if-stmt)]
+ *             | ('F' | 'B' | 'W') ['[' expr ']']          op on a chunk
+ *   block    := '{' { stmt } '}'
+ *   expr     := or-expression over integers: 'or' 'and' 'not',
+ *               == != < <= > >=, + -, * / % (floor division), unary -,
+ *               numbers, names, calls f(a, ...), parentheses.
+ *
+ * Names resolve when parsed: built-in variables (p, d, m, v, L, ...), then
+ * def parameters, then names a let or for has introduced earlier in the
+ * text. Variables are global to the program; a def is an expression with
+ * parameters.
+ */
+#include "sched/lang.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/fileio.h"
+
+/* ---- syntax tree ----------------------------------------------------------- */
+
+enum expr_type { E_NUM, E_VAR, E_CALL, E_BIN, E_NOT, E_NEG };
+enum builtin {
+	FN_USER, FN_MIN, FN_MAX, FN_ABS, FN_CDIV, FN_IF, FN_STAGE, FN_DEPTH
+};
+
+struct expr {
+	enum expr_type type;
+	int line, col;
+	int64_t num;               /* E_NUM */
+	int slot;                  /* E_VAR */
+	int op;                    /* E_BIN: token of the operator */
+	enum builtin fn;           /* E_CALL */
+	int def;                   /* E_CALL, FN_USER: index into defs */
+	int nargs;
+	struct expr **args;        /* E_CALL args; E_BIN [a, b]; unary [a] */
+};
+
+enum stmt_type { S_LET, S_REQUIRE, S_REPEAT, S_FOR, S_IF, S_OP };
+
+struct stmt {
+	enum stmt_type type;
+	int line, col;
+	int slot;                  /* S_LET, S_FOR */
+	int kind;                  /* S_OP */
+	struct expr *a, *b;        /* let value / require cond / repeat count /
+	                              for range / if cond / op chunk */
+	char *message;             /* S_REQUIRE */
+	struct block *body, *other;/* repeat, for, if; else branch */
+};
+
+struct block {
+	struct stmt **stmts;
+	int n, cap;
+};
+
+struct def {
+	char *name;
+	int nparams;
+	int params[8];             /* slots */
+	struct expr *body;
+};
+
+/* Built-in variables, in slot order. */
+static const char *const builtin_vars[] = {
+	"p",           /* devices */
+	"d",           /* this device */
+	"m",           /* micro-batches */
+	"v",           /* stages on this device (its chunks) */
+	"L",           /* stages */
+	"chunks",      /* the instance's chunks value */
+	"vmin",        /* fewest stages on any device */
+	"vmax",        /* most stages on any device */
+	"split",       /* 1 if the backward is split (W exists) */
+	"chain",       /* 1 if the stage DAG is the chain 0 -> ... -> L-1 */
+	"linear",      /* placement kinds, 1 or 0 */
+	"interleaved",
+	"vshape",
+	"listed",
+	NULL};
+enum {
+	V_P, V_D, V_M, V_V, V_L, V_CHUNKS, V_VMIN, V_VMAX, V_SPLIT, V_CHAIN,
+	V_LINEAR, V_INTERLEAVED, V_VSHAPE, V_LISTED, V_BUILTINS
+};
+
+struct program {
+	char *source;
+	char *name, *summary, *supports;
+	struct block *top;
+	char **slot_names;         /* [nslots]; NULL for def parameters */
+	int nslots, slot_cap;
+	struct def *defs;
+	int ndefs, def_cap;
+	int ops_statements;        /* how many op statements (for sanity) */
+};
+
+/* ---- lexer ------------------------------------------------------------------ */
+
+enum tok {
+	T_EOF, T_INT, T_NAME, T_STRING, T_LBRACE, T_RBRACE, T_LBRACK, T_RBRACK,
+	T_LPAREN, T_RPAREN, T_COMMA, T_ASSIGN, T_EQ, T_NE, T_LT, T_LE, T_GT,
+	T_GE, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_DOTDOT
+};
+
+struct parser {
+	const char *src, *pos, *source;
+	int line, col;
+	enum tok tok;
+	int tline, tcol;           /* where the current token starts */
+	int64_t num;
+	char text[256];            /* T_NAME, T_STRING */
+	struct program *pg;
+	struct error *err;
+	int failed;
+	/* def parameters in scope while parsing a def body */
+	const char *const *param_names;
+	const int *param_slots;
+	int nparams;
+};
+
+static enum status perr(struct parser *ps, int line, int col, const char *fmt,
+			...) __attribute__((format(printf, 4, 5)));
+
+static enum status perr(struct parser *ps, int line, int col, const char *fmt,
+			...)
+{
+	char what[320];
+	va_list ap;
+	if (ps->failed)
+		return STATUS_ERROR;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	ps->failed = 1;
+	return err_set(ps->err, "schedule program '%s': line %d, column %d: %s",
+		       ps->source, line, col, what);
+}
+
+static void advance_char(struct parser *ps)
+{
+	if (*ps->pos == '\n') {
+		ps->line++;
+		ps->col = 1;
+	} else {
+		ps->col++;
+	}
+	ps->pos++;
+}
+
+static void skip_space(struct parser *ps)
+{
+	for (;;) {
+		while (*ps->pos && isspace((unsigned char)*ps->pos))
+			advance_char(ps);
+		if (*ps->pos != '#')
+			return;
+		while (*ps->pos && *ps->pos != '\n')
+			advance_char(ps);
+	}
+}
+
+static enum status lex_string(struct parser *ps)
+{
+	size_t n = 0;
+	advance_char(ps);   /* opening quote */
+	while (*ps->pos && *ps->pos != '"' && *ps->pos != '\n') {
+		char c = *ps->pos;
+		if (c == '\\' && (ps->pos[1] == '"' || ps->pos[1] == '\\')) {
+			advance_char(ps);
+			c = *ps->pos;
+		}
+		if (n + 1 >= sizeof ps->text)
+			return perr(ps, ps->tline, ps->tcol, "string longer than %zu characters",
+				    sizeof ps->text - 1);
+		ps->text[n++] = c;
+		advance_char(ps);
+	}
+	if (*ps->pos != '"')
+		return perr(ps, ps->tline, ps->tcol, "string not closed on its line");
+	advance_char(ps);
+	ps->text[n] = 0;
+	ps->tok = T_STRING;
+	return STATUS_OK;
+}
+
+static enum status lex_number(struct parser *ps)
+{
+	int64_t v = 0;
+	while (isdigit((unsigned char)*ps->pos)) {
+		if (v > (INT64_MAX - 9) / 10)
+			return perr(ps, ps->tline, ps->tcol, "number too large");
+		v = v * 10 + (*ps->pos - '0');
+		advance_char(ps);
+	}
+	if (isalpha((unsigned char)*ps->pos) || *ps->pos == '_')
+		return perr(ps, ps->tline, ps->tcol, "a name cannot start with a digit");
+	ps->num = v;
+	ps->tok = T_INT;
+	return STATUS_OK;
+}
+
+static enum status lex_name(struct parser *ps)
+{
+	size_t n = 0;
+	while (isalnum((unsigned char)*ps->pos) || *ps->pos == '_') {
+		if (n + 1 >= sizeof ps->text)
+			return perr(ps, ps->tline, ps->tcol, "name too long");
+		ps->text[n++] = *ps->pos;
+		advance_char(ps);
+	}
+	ps->text[n] = 0;
+	ps->tok = T_NAME;
+	return STATUS_OK;
+}
+
+/* Two-character operators first, then one-character ones. */
+static const struct {
+	const char *s;
+	enum tok t;
+} puncts[] = {
+	{"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE}, {">=", T_GE}, {"..", T_DOTDOT},
+	{"{", T_LBRACE}, {"}", T_RBRACE}, {"[", T_LBRACK}, {"]", T_RBRACK},
+	{"(", T_LPAREN}, {")", T_RPAREN}, {",", T_COMMA}, {"=", T_ASSIGN},
+	{"<", T_LT}, {">", T_GT}, {"+", T_PLUS}, {"-", T_MINUS}, {"*", T_STAR},
+	{"/", T_SLASH}, {"%", T_PERCENT},
+};
+
+static enum status next(struct parser *ps)
+{
+	if (ps->failed)
+		return STATUS_ERROR;
+	skip_space(ps);
+	ps->tline = ps->line;
+	ps->tcol = ps->col;
+	char c = *ps->pos;
+	if (!c) {
+		ps->tok = T_EOF;
+		return STATUS_OK;
+	}
+	if (c == '"')
+		return lex_string(ps);
+	if (isdigit((unsigned char)c))
+		return lex_number(ps);
+	if (isalpha((unsigned char)c) || c == '_')
+		return lex_name(ps);
+	for (size_t i = 0; i < sizeof puncts / sizeof puncts[0]; i++) {
+		size_t k = strlen(puncts[i].s);
+		if (!strncmp(ps->pos, puncts[i].s, k)) {
+			for (size_t j = 0; j < k; j++)
+				advance_char(ps);
+			ps->tok = puncts[i].t;
+			return STATUS_OK;
+		}
+	}
+	if ((unsigned char)c < 0x20 || (unsigned char)c >= 0x7f)
+		return perr(ps, ps->line, ps->col, "unexpected byte 0x%02x",
+			    (unsigned char)c);
+	return perr(ps, ps->line, ps->col, "unexpected character '%c'", c);
+}
+
+static bool is_name(const struct parser *ps, const char *word)
+{
+	return ps->tok == T_NAME && !strcmp(ps->text, word);
+}
+
+static const char *tok_desc(const struct parser *ps)
+{
+	static const char *const names[] = {
+		"end of file", "a number", "a name", "a string", "'{'", "'}'", "'['",
+		"']'", "'('", "')'", "','", "'='", "'=='", "'!='", "'<'", "'<='",
+		"'>'", "'>='", "'+'", "'-'", "'*'", "'/'", "'%'", "'..'"};
+	return names[ps->tok];
+}
+
+static enum status expect(struct parser *ps, enum tok t, const char *what)
+{
+	if (ps->tok != t)
+		return perr(ps, ps->tline, ps->tcol, "expected %s, got %s", what,
+			    ps->tok == T_NAME ? ps->text : tok_desc(ps));
+	return next(ps);
+}
+
+/* ---- names ------------------------------------------------------------------- */
+
+static const char *const keywords[] = {
+	"family", "supports", "require", "else", "let", "def", "repeat", "for",
+	"in", "if", "and", "or", "not", "F", "B", "W", NULL};
+
+static bool is_keyword(const char *s)
+{
+	for (int i = 0; keywords[i]; i++)
+		if (!strcmp(s, keywords[i]))
+			return true;
+	return false;
+}
+
+static int add_slot(struct program *pg, const char *name)
+{
+	if (pg->nslots == pg->slot_cap) {
+		int cap = pg->slot_cap ? 2 * pg->slot_cap : 32;
+		char **n = realloc(pg->slot_names, cap * sizeof *n);
+		if (!n)
+			return -1;
+		pg->slot_names = n;
+		pg->slot_cap = cap;
+	}
+	pg->slot_names[pg->nslots] = name ? strdup(name) : NULL;
+	return pg->nslots++;
+}
+
+static int find_slot(const struct program *pg, const char *name)
+{
+	for (int i = 0; i < pg->nslots; i++)
+		if (pg->slot_names[i] && !strcmp(pg->slot_names[i], name))
+			return i;
+	return -1;
+}
+
+static int find_def(const struct program *pg, const char *name)
+{
+	for (int i = 0; i < pg->ndefs; i++)
+		if (!strcmp(pg->defs[i].name, name))
+			return i;
+	return -1;
+}
+
+/* Slot of a name used in an expression, or -1. */
+static int resolve(const struct parser *ps, const char *name)
+{
+	for (int i = 0; i < ps->nparams; i++)
+		if (!strcmp(ps->param_names[i], name))
+			return ps->param_slots[i];
+	return find_slot(ps->pg, name);
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+static struct expr *new_expr(struct parser *ps, enum expr_type t, int line,
+			     int col)
+{
+	struct expr *e = calloc(1, sizeof *e);
+	if (!e) {
+		perr(ps, line, col, "out of memory");
+		return NULL;
+	}
+	e->type = t;
+	e->line = line;
+	e->col = col;
+	return e;
+}
+
+static void expr_free(struct expr *e)
+{
+	if (!e)
+		return;
+	for (int i = 0; i < e->nargs; i++)
+		expr_free(e->args[i]);
+	free(e->args);
+	free(e);
+}
+
+static int add_arg(struct expr *e, struct expr *a)
+{
+	struct expr **n = realloc(e->args, (e->nargs + 1) * sizeof *n);
+	if (!n) {
+		expr_free(a);
+		return -1;
+	}
+	e->args = n;
+	e->args[e->nargs++] = a;
+	return 0;
+}
+
+static struct expr *parse_expr(struct parser *ps);
+
+static const struct {
+	const char *name;
+	enum builtin fn;
+	int min_args, max_args;
+} builtin_fns[] = {
+	{"min", FN_MIN, 1, 16}, {"max", FN_MAX, 1, 16}, {"abs", FN_ABS, 1, 1},
+	{"cdiv", FN_CDIV, 2, 2}, {"if", FN_IF, 3, 3}, {"stage", FN_STAGE, 1, 1},
+	{"depth", FN_DEPTH, 1, 1},
+};
+
+static struct expr *parse_call(struct parser *ps, const char *name, int line,
+			       int col)
+{
+	struct expr *e = new_expr(ps, E_CALL, line, col);
+	int lo = 0, hi = 0, def = find_def(ps->pg, name);
+	if (!e)
+		return NULL;
+	e->fn = FN_USER;
+	e->def = def;
+	for (size_t i = 0; i < sizeof builtin_fns / sizeof builtin_fns[0]; i++)
+		if (!strcmp(builtin_fns[i].name, name)) {
+			e->fn = builtin_fns[i].fn;
+			lo = builtin_fns[i].min_args;
+			hi = builtin_fns[i].max_args;
+		}
+	if (e->fn == FN_USER) {
+		if (def < 0) {
+			perr(ps, line, col, "unknown function '%s'", name);
+			expr_free(e);
+			return NULL;
+		}
+		lo = hi = ps->pg->defs[def].nparams;
+	}
+	if (next(ps)) {   /* '(' */
+		expr_free(e);
+		return NULL;
+	}
+	if (ps->tok != T_RPAREN) {
+		for (;;) {
+			struct expr *a = parse_expr(ps);
+			if (!a || add_arg(e, a)) {
+				expr_free(e);
+				return NULL;
+			}
+			if (ps->tok != T_COMMA)
+				break;
+			if (next(ps)) {
+				expr_free(e);
+				return NULL;
+			}
+		}
+	}
+	if (expect(ps, T_RPAREN, "')' or ','")) {
+		expr_free(e);
+		return NULL;
+	}
+	if (e->nargs < lo || e->nargs > hi) {
+		perr(ps, line, col, "%s() takes %d%s%s argument%s, got %d", name, lo,
+		     hi > lo ? " to " : "", hi > lo ? (hi == 16 ? "16" : "more") : "",
+		     hi == 1 ? "" : "s", e->nargs);
+		expr_free(e);
+		return NULL;
+	}
+	return e;
+}
+
+static struct expr *parse_primary(struct parser *ps)
+{
+	int line = ps->tline, col = ps->tcol;
+	if (ps->tok == T_INT) {
+		struct expr *e = new_expr(ps, E_NUM, line, col);
+		if (e)
+			e->num = ps->num;
+		if (e && next(ps)) {
+			expr_free(e);
+			return NULL;
+		}
+		return e;
+	}
+	if (ps->tok == T_LPAREN) {
+		if (next(ps))
+			return NULL;
+		struct expr *e = parse_expr(ps);
+		if (e && expect(ps, T_RPAREN, "')'")) {
+			expr_free(e);
+			return NULL;
+		}
+		return e;
+	}
+	if (ps->tok == T_MINUS || is_name(ps, "not")) {
+		enum expr_type t = ps->tok == T_MINUS ? E_NEG : E_NOT;
+		if (next(ps))
+			return NULL;
+		struct expr *a = parse_primary(ps);
+		if (!a)
+			return NULL;
+		struct expr *e = new_expr(ps, t, line, col);
+		if (!e || add_arg(e, a)) {
+			if (!e)
+				expr_free(a);
+			expr_free(e);
+			return NULL;
+		}
+		return e;
+	}
+	if (ps->tok == T_NAME) {
+		char name[256];
+		snprintf(name, sizeof name, "%s", ps->text);
+		if (!strcmp(name, "true") || !strcmp(name, "false")) {
+			struct expr *e = new_expr(ps, E_NUM, line, col);
+			if (e)
+				e->num = !strcmp(name, "true");
+			if (e && next(ps)) {
+				expr_free(e);
+				return NULL;
+			}
+			return e;
+		}
+		if (next(ps))
+			return NULL;
+		if (ps->tok == T_LPAREN)
+			return parse_call(ps, name, line, col);
+		if (is_keyword(name)) {
+			perr(ps, line, col, "expected a value, got '%s'", name);
+			return NULL;
+		}
+		int slot = resolve(ps, name);
+		if (slot < 0) {
+			perr(ps, line, col, "unknown name '%s' (not a built-in variable, nor set by an earlier let or for)",
+			     name);
+			return NULL;
+		}
+		struct expr *e = new_expr(ps, E_VAR, line, col);
+		if (e)
+			e->slot = slot;
+		return e;
+	}
+	perr(ps, line, col, "expected a value, got %s", tok_desc(ps));
+	return NULL;
+}
+
+/* Binary operator precedence: higher binds tighter; 0 = not binary. */
+static int precedence(const struct parser *ps)
+{
+	switch (ps->tok) {
+	case T_STAR: case T_SLASH: case T_PERCENT: return 6;
+	case T_PLUS: case T_MINUS: return 5;
+	case T_EQ: case T_NE: case T_LT: case T_LE: case T_GT: case T_GE: return 4;
+	case T_NAME:
+		if (!strcmp(ps->text, "and"))
+			return 3;
+		if (!strcmp(ps->text, "or"))
+			return 2;
+		return 0;
+	default: return 0;
+	}
+}
+
+/* Precedence climbing; `and` / `or` are coded as tokens -1 / -2. */
+static struct expr *parse_binary(struct parser *ps, int min_prec)
+{
+	struct expr *lhs = parse_primary(ps);
+	int prec;
+	while (lhs && (prec = precedence(ps)) >= min_prec && prec > 0) {
+		int op = ps->tok == T_NAME ? (ps->text[0] == 'a' ? -1 : -2) : (int)ps->tok;
+		int line = ps->tline, col = ps->tcol;
+		if (next(ps)) {
+			expr_free(lhs);
+			return NULL;
+		}
+		struct expr *rhs = parse_binary(ps, prec + 1);
+		struct expr *e = rhs ? new_expr(ps, E_BIN, line, col) : NULL;
+		if (!e) {
+			expr_free(lhs);
+			expr_free(rhs);
+			return NULL;
+		}
+		e->op = op;
+		if (add_arg(e, lhs) || add_arg(e, rhs)) {
+			expr_free(e);
+			return NULL;
+		}
+		lhs = e;
+	}
+	return lhs;
+}
+
+static struct expr *parse_expr(struct parser *ps)
+{
+	return parse_binary(ps, 1);
+}
+
+/* ---- statements -------------------------------------------------------------- */
+
+static void block_free(struct block *b);
+
+static void stmt_free(struct stmt *s)
+{
+	if (!s)
+		return;
+	expr_free(s->a);
+	expr_free(s->b);
+	free(s->message);
+	block_free(s->body);
+	block_free(s->other);
+	free(s);
+}
+
+static void block_free(struct block *b)
+{
+	if (!b)
+		return;
+	for (int i = 0; i < b->n; i++)
+		stmt_free(b->stmts[i]);
+	free(b->stmts);
+	free(b);
+}
+
+static int block_add(struct block *b, struct stmt *s)
+{
+	if (b->n == b->cap) {
+		int cap = b->cap ? 2 * b->cap : 8;
+		struct stmt **n = realloc(b->stmts, cap * sizeof *n);
+		if (!n)
+			return -1;
+		b->stmts = n;
+		b->cap = cap;
+	}
+	b->stmts[b->n++] = s;
+	return 0;
+}
+
+static struct stmt *parse_stmt(struct parser *ps, bool top);
+
+static struct block *parse_block(struct parser *ps)
+{
+	if (expect(ps, T_LBRACE, "'{'"))
+		return NULL;
+	struct block *b = calloc(1, sizeof *b);
+	if (!b) {
+		perr(ps, ps->tline, ps->tcol, "out of memory");
+		return NULL;
+	}
+	while (ps->tok != T_RBRACE) {
+		if (ps->tok == T_EOF) {
+			perr(ps, ps->tline, ps->tcol, "expected '}' before the end of the file");
+			block_free(b);
+			return NULL;
+		}
+		struct stmt *s = parse_stmt(ps, false);
+		if (ps->failed) {
+			block_free(b);
+			return NULL;
+		}
+		if (s && block_add(b, s)) {
+			stmt_free(s);
+			block_free(b);
+			perr(ps, ps->tline, ps->tcol, "out of memory");
+			return NULL;
+		}
+	}
+	next(ps);
+	return b;
+}
+
+static struct stmt *new_stmt(struct parser *ps, enum stmt_type t, int line,
+			     int col)
+{
+	struct stmt *s = calloc(1, sizeof *s);
+	if (!s)
+		perr(ps, line, col, "out of memory");
+	else {
+		s->type = t;
+		s->line = line;
+		s->col = col;
+	}
+	return s;
+}
+
+/* The slot of a variable that let or for sets: introduced if new. */
+static int name_slot(struct parser *ps, const char *name, int line, int col)
+{
+	if (is_keyword(name) || find_def(ps->pg, name) >= 0) {
+		perr(ps, line, col, "'%s' is a keyword or function, not a variable", name);
+		return -1;
+	}
+	int slot = find_slot(ps->pg, name);
+	if (slot >= 0 && slot < V_BUILTINS) {
+		perr(ps, line, col, "'%s' is a built-in variable and cannot be set", name);
+		return -1;
+	}
+	if (slot < 0 && (slot = add_slot(ps->pg, name)) < 0)
+		perr(ps, line, col, "out of memory");
+	return slot;
+}
+
+/* A variable name token (for): its slot, and the token consumed. */
+static int variable_slot(struct parser *ps, int line, int col)
+{
+	if (ps->tok != T_NAME) {
+		perr(ps, line, col, "expected a variable name, got %s", tok_desc(ps));
+		return -1;
+	}
+	int slot = name_slot(ps, ps->text, ps->tline, ps->tcol);
+	if (slot >= 0 && next(ps))
+		return -1;
+	return slot;
+}
+
+/* family WORD ["summary"]: the name may hold letters, digits, '-', '_'. */
+static struct stmt *parse_family(struct parser *ps, int line, int col)
+{
+	skip_space(ps);
+	const char *p = ps->pos;
+	size_t n = 0;
+	while (isalnum((unsigned char)p[n]) || p[n] == '-' || p[n] == '_')
+		n++;
+	if (n == 0 || n > 64) {
+		perr(ps, ps->line, ps->col, "expected a family name (letters, digits, '-', '_')");
+		return NULL;
+	}
+	if (ps->pg->name) {
+		perr(ps, line, col, "a second 'family' line");
+		return NULL;
+	}
+	ps->pg->name = strndup(p, n);
+	for (size_t i = 0; i < n; i++)
+		advance_char(ps);
+	if (next(ps))
+		return NULL;
+	if (ps->tok == T_STRING) {
+		free(ps->pg->summary);
+		ps->pg->summary = strdup(ps->text);
+		next(ps);
+	}
+	return NULL;
+}
+
+static struct stmt *parse_def(struct parser *ps, int line, int col)
+{
+	struct def d = {0};
+	const char *names[8];
+	char store[8][64];
+	if (ps->tok != T_NAME || is_keyword(ps->text) || resolve(ps, ps->text) >= 0 ||
+	    find_def(ps->pg, ps->text) >= 0) {
+		perr(ps, ps->tline, ps->tcol, "expected a new function name after 'def'");
+		return NULL;
+	}
+	d.name = strdup(ps->text);
+	if (next(ps) || expect(ps, T_LPAREN, "'('"))
+		goto fail;
+	while (ps->tok == T_NAME) {
+		if (d.nparams == 8) {
+			perr(ps, ps->tline, ps->tcol, "at most 8 parameters");
+			goto fail;
+		}
+		snprintf(store[d.nparams], sizeof store[0], "%s", ps->text);
+		names[d.nparams] = store[d.nparams];
+		d.params[d.nparams] = add_slot(ps->pg, NULL);
+		d.nparams++;
+		if (next(ps))
+			goto fail;
+		if (ps->tok != T_COMMA)
+			break;
+		if (next(ps))
+			goto fail;
+	}
+	if (expect(ps, T_RPAREN, "')'") || expect(ps, T_ASSIGN, "'='"))
+		goto fail;
+	ps->param_names = names;
+	ps->param_slots = d.params;
+	ps->nparams = d.nparams;
+	d.body = parse_expr(ps);
+	ps->nparams = 0;
+	if (!d.body)
+		goto fail;
+	if (ps->pg->ndefs == ps->pg->def_cap) {
+		int cap = ps->pg->def_cap ? 2 * ps->pg->def_cap : 8;
+		struct def *n = realloc(ps->pg->defs, cap * sizeof *n);
+		if (!n) {
+			perr(ps, line, col, "out of memory");
+			goto fail;
+		}
+		ps->pg->defs = n;
+		ps->pg->def_cap = cap;
+	}
+	ps->pg->defs[ps->pg->ndefs++] = d;
+	return NULL;
+fail:
+	free(d.name);
+	expr_free(d.body);
+	return NULL;
+}
+
+static struct stmt *parse_if(struct parser *ps, int line, int col)
+{
+	struct stmt *s = new_stmt(ps, S_IF, line, col);
+	if (!s || !(s->a = parse_expr(ps)) || !(s->body = parse_block(ps))) {
+		stmt_free(s);
+		return NULL;
+	}
+	if (is_name(ps, "else")) {
+		if (next(ps)) {
+			stmt_free(s);
+			return NULL;
+		}
+		if (is_name(ps, "if")) {
+			int l2 = ps->tline, c2 = ps->tcol;
+			struct block *b = calloc(1, sizeof *b);
+			if (!b || next(ps)) {
+				free(b);
+				stmt_free(s);
+				return NULL;
+			}
+			struct stmt *inner = parse_if(ps, l2, c2);
+			if (!inner || block_add(b, inner)) {
+				stmt_free(inner);
+				block_free(b);
+				stmt_free(s);
+				return NULL;
+			}
+			s->other = b;
+		} else if (!(s->other = parse_block(ps))) {
+			stmt_free(s);
+			return NULL;
+		}
+	}
+	return s;
+}
+
+/* Returns a statement, or NULL for header lines and defs (check ps->failed). */
+static struct stmt *parse_stmt(struct parser *ps, bool top)
+{
+	int line = ps->tline, col = ps->tcol;
+	struct stmt *s = NULL;
+	if (ps->tok != T_NAME) {
+		perr(ps, line, col, "expected a statement (F, B, W, repeat, for, if, let, def, require), got %s",
+		     tok_desc(ps));
+		return NULL;
+	}
+	char word[32];
+	snprintf(word, sizeof word, "%s", ps->text);
+	if ((!strcmp(word, "family") || !strcmp(word, "supports") ||
+	     !strcmp(word, "def")) && !top) {
+		perr(ps, line, col, "'%s' belongs at the top level, not in a block", word);
+		return NULL;
+	}
+	if (!strcmp(word, "family"))
+		return parse_family(ps, line, col);
+	if (next(ps))
+		return NULL;
+	if (!strcmp(word, "F") || !strcmp(word, "B") || !strcmp(word, "W")) {
+		s = new_stmt(ps, S_OP, line, col);
+		if (!s)
+			return NULL;
+		s->kind = word[0] == 'F' ? OP_F : word[0] == 'B' ? OP_B : OP_W;
+		ps->pg->ops_statements++;
+		if (ps->tok == T_LBRACK) {
+			if (next(ps) || !(s->a = parse_expr(ps)) ||
+			    expect(ps, T_RBRACK, "']'")) {
+				stmt_free(s);
+				return NULL;
+			}
+		}
+		return s;
+	}
+	if (!strcmp(word, "supports")) {
+		if (ps->tok != T_STRING) {
+			perr(ps, ps->tline, ps->tcol, "expected a string after 'supports'");
+			return NULL;
+		}
+		free(ps->pg->supports);
+		ps->pg->supports = strdup(ps->text);
+		next(ps);
+		return NULL;
+	}
+	if (!strcmp(word, "def"))
+		return parse_def(ps, line, col);
+	if (!strcmp(word, "require")) {
+		s = new_stmt(ps, S_REQUIRE, line, col);
+		if (!s || !(s->a = parse_expr(ps))) {
+			stmt_free(s);
+			return NULL;
+		}
+		if (!is_name(ps, "else") || next(ps) || ps->tok != T_STRING) {
+			perr(ps, ps->tline, ps->tcol, "expected 'else \"reason\"' after the condition");
+			stmt_free(s);
+			return NULL;
+		}
+		s->message = strdup(ps->text);
+		next(ps);
+		return s;
+	}
+	if (!strcmp(word, "let")) {
+		/* The value is parsed before the name is introduced, so a new
+		 * name cannot refer to itself (`let x = x + 1` needs an x). */
+		int l2 = ps->tline, c2 = ps->tcol;
+		char name[256];
+		if (ps->tok != T_NAME) {
+			perr(ps, l2, c2, "expected 'let NAME = value'");
+			return NULL;
+		}
+		snprintf(name, sizeof name, "%s", ps->text);
+		s = new_stmt(ps, S_LET, line, col);
+		if (!s || next(ps) || expect(ps, T_ASSIGN, "'='") ||
+		    !(s->a = parse_expr(ps)) ||
+		    (s->slot = name_slot(ps, name, l2, c2)) < 0) {
+			stmt_free(s);
+			return NULL;
+		}
+		return s;
+	}
+	if (!strcmp(word, "repeat")) {
+		s = new_stmt(ps, S_REPEAT, line, col);
+		if (!s || !(s->a = parse_expr(ps)) || !(s->body = parse_block(ps))) {
+			stmt_free(s);
+			return NULL;
+		}
+		return s;
+	}
+	if (!strcmp(word, "for")) {
+		s = new_stmt(ps, S_FOR, line, col);
+		if (!s || (s->slot = variable_slot(ps, line, col)) < 0 ||
+		    !is_name(ps, "in") || next(ps) || !(s->a = parse_expr(ps)) ||
+		    expect(ps, T_DOTDOT, "'..'") || !(s->b = parse_expr(ps)) ||
+		    !(s->body = parse_block(ps))) {
+			if (!ps->failed)
+				perr(ps, ps->tline, ps->tcol, "expected 'for NAME in FROM .. TO { ... }'");
+			stmt_free(s);
+			return NULL;
+		}
+		return s;
+	}
+	if (!strcmp(word, "if"))
+		return parse_if(ps, line, col);
+	perr(ps, line, col, "unknown statement '%s' (expected F, B, W, repeat, for, if, let, def, require)",
+	     word);
+	return NULL;
+}
+
+enum status program_parse(const char *text, const char *source,
+			  struct program **out, struct error *err)
+{
+	struct program *pg = calloc(1, sizeof *pg);
+	struct parser ps = {.src = text, .pos = text, .source = source,
+			    .line = 1, .col = 1, .pg = pg, .err = err};
+	*out = NULL;
+	if (!pg)
+		return err_set(err, "schedule program '%s': out of memory", source);
+	pg->source = strdup(source);
+	pg->summary = strdup("");
+	pg->supports = strdup("");
+	pg->top = calloc(1, sizeof *pg->top);
+	for (int i = 0; builtin_vars[i]; i++)
+		add_slot(pg, builtin_vars[i]);
+	if (!pg->source || !pg->summary || !pg->supports || !pg->top ||
+	    pg->nslots != V_BUILTINS) {
+		program_free(pg);
+		return err_set(err, "schedule program '%s': out of memory", source);
+	}
+	next(&ps);
+	while (!ps.failed && ps.tok != T_EOF) {
+		struct stmt *s = parse_stmt(&ps, true);
+		if (s && block_add(pg->top, s)) {
+			stmt_free(s);
+			perr(&ps, ps.tline, ps.tcol, "out of memory");
+		}
+	}
+	if (!ps.failed && pg->ops_statements == 0)
+		perr(&ps, ps.line, ps.col, "the program emits no ops (no F, B or W statement)");
+	if (ps.failed) {
+		program_free(pg);
+		return STATUS_ERROR;
+	}
+	*out = pg;
+	return STATUS_OK;
+}
+
+enum status program_read(const char *path, struct program **out,
+			 struct error *err)
+{
+	char *text;
+	*out = NULL;
+	if (file_slurp(path, "schedule program", &text, err))
+		return STATUS_ERROR;
+	enum status st = program_parse(text, path, out, err);
+	free(text);
+	return st;
+}
+
+void program_free(struct program *pg)
+{
+	if (!pg)
+		return;
+	block_free(pg->top);
+	for (int i = 0; i < pg->nslots; i++)
+		free(pg->slot_names[i]);
+	free(pg->slot_names);
+	for (int i = 0; i < pg->ndefs; i++) {
+		free(pg->defs[i].name);
+		expr_free(pg->defs[i].body);
+	}
+	free(pg->defs);
+	free(pg->source);
+	free(pg->name);
+	free(pg->summary);
+	free(pg->supports);
+	free(pg);
+}
+
+const char *program_name(const struct program *pg) { return pg->name; }
+const char *program_summary(const struct program *pg) { return pg->summary; }
+const char *program_supports(const struct program *pg) { return pg->supports; }
+
+/* ---- evaluation ----------------------------------------------------------------- */
+
+struct run {
+	const struct program *pg;
+	const struct instance *in;
+	struct schedule *out;
+	struct error *err;
+	int d;                      /* this device */
+	int nlocal;                 /* stages on d */
+	int *local;                 /* [nlocal] stage of each chunk */
+	int *depth;                 /* [L] stages on the longest path to a sink */
+	int *next_mb;               /* [OP_KINDS * nlocal] */
+	int64_t *slots;
+	long steps, max_steps;
+	int failed;
+};
+
+static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
+{
+	char what[320];
+	va_list ap;
+	if (r->failed)
+		return STATUS_ERROR;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	r->failed = 1;
+	return err_set(r->err, "schedule program '%s': line %d, column %d, device %d: %s",
+		       r->pg->name ? r->pg->name : r->pg->source, line, col, r->d, what);
+}
+
+static int64_t eval(struct run *r, const struct expr *e);
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+static int64_t eval_bin(struct run *r, const struct expr *e)
+{
+	int64_t a = eval(r, e->args[0]);
+	if (r->failed)
+		return 0;
+	if (e->op == -1 && !a)   /* and: short-circuit */
+		return 0;
+	if (e->op == -2 && a)    /* or */
+		return 1;
+	int64_t b = eval(r, e->args[1]), x;
+	if (r->failed)
+		return 0;
+	switch (e->op) {
+	case -1: case -2: return b != 0;
+	case T_EQ: return a == b;
+	case T_NE: return a != b;
+	case T_LT: return a < b;
+	case T_LE: return a <= b;
+	case T_GT: return a > b;
+	case T_GE: return a >= b;
+	case T_PLUS:
+		if (__builtin_add_overflow(a, b, &x))
+			break;
+		return x;
+	case T_MINUS:
+		if (__builtin_sub_overflow(a, b, &x))
+			break;
+		return x;
+	case T_STAR:
+		if (__builtin_mul_overflow(a, b, &x))
+			break;
+		return x;
+	case T_SLASH: case T_PERCENT:
+		if (b == 0) {
+			rerr(r, e->line, e->col, "division by zero");
+			return 0;
+		}
+		if (a == INT64_MIN && b == -1)
+			break;
+		x = floor_div(a, b);
+		return e->op == T_SLASH ? x : a - x * b;
+	}
+	rerr(r, e->line, e->col, "arithmetic overflow");
+	return 0;
+}
+
+static int64_t chunk_stage(struct run *r, int line, int col, int64_t c)
+{
+	if (c < 0 || c >= r->nlocal) {
+		if (r->nlocal == 0)
+			rerr(r, line, col, "chunk %" PRId64 ": this device runs no stage", c);
+		else
+			rerr(r, line, col, "chunk %" PRId64 " does not exist: this device runs %d stage%s (chunks 0..%d)",
+			     c, r->nlocal, r->nlocal == 1 ? "" : "s", r->nlocal - 1);
+		return -1;
+	}
+	return r->local[c];
+}
+
+static int64_t eval_call(struct run *r, const struct expr *e)
+{
+	int64_t a[16];
+	for (int i = 0; i < e->nargs; i++) {
+		if (e->fn == FN_IF && i > 0) {
+			/* if(c, x, y) evaluates only the branch taken */
+			return eval(r, e->args[a[0] ? 1 : 2]);
+		}
+		a[i] = eval(r, e->args[i]);
+		if (r->failed)
+			return 0;
+	}
+	int64_t x = a[0];
+	switch (e->fn) {
+	case FN_MIN:
+		for (int i = 1; i < e->nargs; i++)
+			x = a[i] < x ? a[i] : x;
+		return x;
+	case FN_MAX:
+		for (int i = 1; i < e->nargs; i++)
+			x = a[i] > x ? a[i] : x;
+		return x;
+	case FN_ABS:
+		if (x == INT64_MIN) {
+			rerr(r, e->line, e->col, "arithmetic overflow");
+			return 0;
+		}
+		return x < 0 ? -x : x;
+	case FN_CDIV:
+		if (a[1] == 0) {
+			rerr(r, e->line, e->col, "division by zero");
+			return 0;
+		}
+		return -floor_div(-a[0], a[1]);
+	case FN_STAGE:
+		return chunk_stage(r, e->line, e->col, x);
+	case FN_DEPTH: {
+		int64_t s = chunk_stage(r, e->line, e->col, x);
+		return s < 0 ? 0 : r->depth[s];
+	}
+	case FN_IF:
+		return 0;   /* handled above */
+	case FN_USER: {
+		const struct def *d = &r->pg->defs[e->def];
+		int64_t saved[8];
+		for (int i = 0; i < d->nparams; i++) {
+			saved[i] = r->slots[d->params[i]];
+			r->slots[d->params[i]] = a[i];
+		}
+		if (++r->steps > r->max_steps) {
+			rerr(r, e->line, e->col, "the program does not finish (over %ld steps)",
+			     r->max_steps);
+			return 0;
+		}
+		int64_t v = eval(r, d->body);
+		for (int i = 0; i < d->nparams; i++)
+			r->slots[d->params[i]] = saved[i];
+		return v;
+	}
+	}
+	return 0;
+}
+
+static int64_t eval(struct run *r, const struct expr *e)
+{
+	if (r->failed)
+		return 0;
+	switch (e->type) {
+	case E_NUM: return e->num;
+	case E_VAR: return r->slots[e->slot];
+	case E_CALL: return eval_call(r, e);
+	case E_BIN: return eval_bin(r, e);
+	case E_NOT: return !eval(r, e->args[0]);
+	case E_NEG: {
+		int64_t x = eval(r, e->args[0]);
+		if (x == INT64_MIN) {
+			rerr(r, e->line, e->col, "arithmetic overflow");
+			return 0;
+		}
+		return -x;
+	}
+	}
+	return 0;
+}
+
+static enum status exec_block(struct run *r, const struct block *b);
+
+static enum status exec_op(struct run *r, const struct stmt *s)
+{
+	const struct instance *in = r->in;
+	int64_t c = s->a ? eval(r, s->a) : 0;
+	if (r->failed)
+		return STATUS_ERROR;
+	if (s->kind == OP_W && !in->split_backward)
+		return STATUS_OK;   /* fused backward: W is part of B */
+	int64_t stage = chunk_stage(r, s->line, s->col, c);
+	if (stage < 0)
+		return STATUS_ERROR;
+	int *next_mb = &r->next_mb[s->kind * r->nlocal + c];
+	if (*next_mb >= in->microbatches)
+		return rerr(r, s->line, s->col, "%s[%" PRId64 "] would be micro-batch %d of stage %" PRId64 ", but there are only %d",
+			    op_kind_name(s->kind), c, *next_mb, stage, in->microbatches);
+	if (schedule_push(r->out, r->d, s->kind, (int)stage, (*next_mb)++))
+		return rerr(r, s->line, s->col, "out of memory");
+	return STATUS_OK;
+}
+
+static enum status exec_stmt(struct run *r, const struct stmt *s)
+{
+	int64_t n, lo, hi;
+	if (++r->steps > r->max_steps)
+		return rerr(r, s->line, s->col, "the program does not finish (over %ld steps)",
+			    r->max_steps);
+	switch (s->type) {
+	case S_OP:
+		return exec_op(r, s);
+	case S_LET:
+		r->slots[s->slot] = eval(r, s->a);
+		return r->failed ? STATUS_ERROR : STATUS_OK;
+	case S_REQUIRE:
+		n = eval(r, s->a);
+		if (r->failed)
+			return STATUS_ERROR;
+		if (!n) {
+			r->failed = 1;
+			return err_set(r->err, "family '%s' does not support instance '%s': %s",
+				       r->pg->name ? r->pg->name : r->pg->source,
+				       r->in->name, s->message);
+		}
+		return STATUS_OK;
+	case S_REPEAT:
+		n = eval(r, s->a);
+		if (r->failed)
+			return STATUS_ERROR;
+		if (n < 0)
+			return rerr(r, s->line, s->col, "repeat count %" PRId64 " is negative", n);
+		for (int64_t i = 0; i < n; i++)
+			if (exec_block(r, s->body))
+				return STATUS_ERROR;
+		return STATUS_OK;
+	case S_FOR:
+		lo = eval(r, s->a);
+		hi = eval(r, s->b);
+		if (r->failed)
+			return STATUS_ERROR;
+		for (int64_t i = lo; i < hi; i++) {
+			r->slots[s->slot] = i;
+			if (exec_block(r, s->body))
+				return STATUS_ERROR;
+		}
+		return STATUS_OK;
+	case S_IF:
+		n = eval(r, s->a);
+		if (r->failed)
+			return STATUS_ERROR;
+		if (n)
+			return exec_block(r, s->body);
+		return s->other ? exec_block(r, s->other) : STATUS_OK;
+	}
+	return STATUS_OK;
+}
+
+static enum status exec_block(struct run *r, const struct block *b)
+{
+	for (int i = 0; i < b->n; i++)
+		if (exec_stmt(r, b->stmts[i]))
+			return STATUS_ERROR;
+	return STATUS_OK;
+}
+
+/* depth[s] = number of stages on the longest path from s to a sink. */
+static void stage_depths(const struct instance *in, int *depth)
+{
+	for (int i = in->stages - 1; i >= 0; i--) {
+		int s = in->topo[i], best = 0;
+		for (int e = in->succ_start[s]; e < in->succ_start[s + 1]; e++)
+			if (depth[in->succ[e].stage] > best)
+				best = depth[in->succ[e].stage];
+		depth[s] = best + 1;
+	}
+}
+
+static void set_builtins(struct run *r)
+{
+	const struct instance *in = r->in;
+	int64_t *v = r->slots;
+	int vmin = in->stages, vmax = 0;
+	int *count = calloc(in->devices, sizeof(int));
+	for (int l = 0; count && l < in->stages; l++)
+		count[in->stage_device[l]]++;
+	for (int d = 0; count && d < in->devices; d++) {
+		vmin = count[d] < vmin ? count[d] : vmin;
+		vmax = count[d] > vmax ? count[d] : vmax;
+	}
+	free(count);
+	v[V_P] = in->devices;
+	v[V_D] = r->d;
+	v[V_M] = in->microbatches;
+	v[V_V] = r->nlocal;
+	v[V_L] = in->stages;
+	v[V_CHUNKS] = in->chunks;
+	v[V_VMIN] = vmin;
+	v[V_VMAX] = vmax;
+	v[V_SPLIT] = in->split_backward;
+	v[V_CHAIN] = in->is_chain;
+	v[V_LINEAR] = !strcmp(in->placement, "linear");
+	v[V_INTERLEAVED] = !strcmp(in->placement, "interleaved");
+	v[V_VSHAPE] = !strcmp(in->placement, "v");
+	v[V_LISTED] = !strcmp(in->placement, "list");
+}
+
+static enum status run_device(struct run *r)
+{
+	const struct instance *in = r->in;
+	r->nlocal = 0;
+	for (int l = 0; l < in->stages; l++)
+		if (in->stage_device[l] == r->d)
+			r->local[r->nlocal++] = l;
+	memset(r->next_mb, 0, OP_KINDS * (in->stages + 1) * sizeof(int));
+	memset(r->slots, 0, r->pg->nslots * sizeof(int64_t));
+	set_builtins(r);
+	r->steps = 0;
+	/* generous: a few steps per op the device runs, plus slack */
+	r->max_steps = 64L * (r->nlocal + 1) * OP_KINDS * in->microbatches + 1000000;
+	return exec_block(r, r->pg->top);
+}
+
+enum status program_run(const struct program *pg, const struct instance *in,
+			struct schedule **out, struct error *err)
+{
+	struct run r = {.pg = pg, .in = in, .err = err};
+	*out = NULL;
+	r.out = schedule_new(in->devices);
+	r.local = malloc(in->stages * sizeof(int));
+	r.depth = malloc(in->stages * sizeof(int));
+	r.next_mb = malloc(OP_KINDS * (in->stages + 1) * sizeof(int));
+	r.slots = malloc(pg->nslots * sizeof(int64_t));
+	enum status st = STATUS_OK;
+	if (!r.out || !r.local || !r.depth || !r.next_mb || !r.slots) {
+		st = err_set(err, "schedule program '%s': out of memory", pg->source);
+	} else {
+		stage_depths(in, r.depth);
+		for (r.d = 0; r.d < in->devices && !st; r.d++)
+			st = run_device(&r);
+	}
+	free(r.local);
+	free(r.depth);
+	free(r.next_mb);
+	free(r.slots);
+	if (st) {
+		schedule_free(r.out);
+		return STATUS_ERROR;
+	}
+	*out = r.out;
+	return STATUS_OK;
+}
