@@ -6,6 +6,8 @@
  *   program  := { stmt }
  *   stmt     := 'family' WORD [STRING]        name and one-line summary
  *             | 'supports' STRING             which instances, in words
+ *             | 'pad'                         ops past micro-batch m-1 are
+ *                                             dropped, not an error
  *             | 'require' expr 'else' STRING  refuse the instance unless expr
  *             | 'let' NAME '=' expr
  *             | 'def' NAME '(' NAME {',' NAME} ')' '=' expr
@@ -108,6 +110,7 @@ struct program {
 	struct def *defs;
 	int ndefs, def_cap;
 	int ops_statements;        /* how many op statements (for sanity) */
+	bool pad;                  /* drop ops numbered m or more */
 };
 
 /* ---- lexer ------------------------------------------------------------------ */
@@ -299,7 +302,7 @@ static enum status expect(struct parser *ps, enum tok t, const char *what)
 /* ---- names ------------------------------------------------------------------- */
 
 static const char *const keywords[] = {
-	"family", "supports", "require", "else", "let", "def", "repeat", "for",
+	"family", "supports", "pad", "require", "else", "let", "def", "repeat", "for",
 	"in", "if", "and", "or", "not", "F", "B", "W", NULL};
 
 static bool is_keyword(const char *s)
@@ -832,7 +835,7 @@ static struct stmt *parse_stmt(struct parser *ps, bool top)
 	char word[32];
 	snprintf(word, sizeof word, "%s", ps->text);
 	if ((!strcmp(word, "family") || !strcmp(word, "supports") ||
-	     !strcmp(word, "def")) && !top) {
+	     !strcmp(word, "def") || !strcmp(word, "pad")) && !top) {
 		perr(ps, line, col, "'%s' belongs at the top level, not in a block", word);
 		return NULL;
 	}
@@ -867,6 +870,10 @@ static struct stmt *parse_stmt(struct parser *ps, bool top)
 	}
 	if (!strcmp(word, "def"))
 		return parse_def(ps, line, col);
+	if (!strcmp(word, "pad")) {
+		ps->pg->pad = true;
+		return NULL;
+	}
 	if (!strcmp(word, "require")) {
 		s = new_stmt(ps, S_REQUIRE, line, col);
 		if (!s || !(s->a = parse_expr(ps))) {
@@ -1203,6 +1210,10 @@ static enum status exec_op(struct run *r, const struct stmt *s)
 	if (stage < 0)
 		return STATUS_ERROR;
 	int *next_mb = &r->next_mb[s->kind * r->nlocal + c];
+	if (*next_mb >= in->microbatches && r->pg->pad) {
+		(*next_mb)++;   /* planned for more micro-batches: drop it */
+		return STATUS_OK;
+	}
 	if (*next_mb >= in->microbatches)
 		return rerr(r, s->line, s->col, "%s[%" PRId64 "] would be micro-batch %d of stage %" PRId64 ", but there are only %d",
 			    op_kind_name(s->kind), c, *next_mb, stage, in->microbatches);
