@@ -1544,6 +1544,91 @@ static int group_teardown(void **state)
 	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+/* ---- the schedule language through the CLI ------------------------------ */
+
+/* A family named by its program file gives the same schedule as by name. */
+static void test_generate_program_file(void **state)
+{
+	struct run a, b;
+	RUN(&a, "generate", "1f1b", ZB);
+	RUN(&b, "generate", "datasets/schedules/1f1b.sched", ZB);
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	assert_string_equal(a.out, b.out);
+	run_free(&a);
+	run_free(&b);
+}
+
+/* A user program: errors carry file, line and column; a valid one runs. */
+static void test_program_file_errors(void **state)
+{
+	struct run r;
+	write_file(tmp("bad.sched"), "# a comment\nrepeat m {\n  F B W\n");
+	RUN(&r, "simulate", TINY, "--family", tmp("bad.sched"));
+	assert_failed(&r, NEEDLES("bad.sched", "line 4, column 1", "'}'"));
+	run_free(&r);
+
+	write_file(tmp("neg.sched"), "repeat m - 5 { F }\n");
+	RUN(&r, "generate", tmp("neg.sched"), TINY);
+	assert_failed(&r, NEEDLES("neg.sched", "line 1, column 1", "device 0", "negative"));
+	run_free(&r);
+
+	/* A valid program whose orders are not a schedule: only forwards. The
+	 * simulator names the first missing op in op order, B(0,0). (On the
+	 * bundled example 8 forwards hold 16, within the limit 16.) */
+	write_file(tmp("fwd.sched"), "repeat m { F }\n");
+	RUN(&r, "simulate", ZB, "--family", tmp("fwd.sched"));
+	assert_failed(&r, NEEDLES("fwd.sched", "missing op", "B(0,0)"));
+	run_free(&r);
+
+	/* Micro-batches one after the other: F B W in turn on both devices.
+	 * With F=2, B=3, W=1, comm 1 (tiny-split-2x2), micro-batch 0 runs
+	 * F(0,0) [0,2], F(1,0) [3,5], B(1,0) [5,8], W(1,0) [8,9],
+	 * B(0,0) [9,12], W(0,0) [12,13]; micro-batch 1 starts F(0,1) at 13
+	 * and repeats the same 13-long pattern: makespan 26. */
+	write_file(tmp("seq.sched"), "repeat m { F B W }\n");
+	RUN(&r, "simulate", TINY, "--family", tmp("seq.sched"), "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "makespan"), 26);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* All families are listed, in the documented order. */
+static void test_families_all_listed(void **state)
+{
+	static const char *const want[] = {
+		"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
+		"zb-v", "dualpipev", "1f1b-dag", "zb-auto"};
+	struct run r;
+	RUN(&r, "families", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out), *fams = get(j, "families");
+	assert_int_equal(json_array_size(fams), sizeof want / sizeof *want);
+	for (size_t i = 0; i < sizeof want / sizeof *want; i++)
+		assert_string_equal(get_str(json_array_get(fams, i), "name"), want[i]);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* zb-auto meets the hand-computed lower bound on the bundled example:
+ * (p-1)(F+c) + m(F+B) + max((p-1)(B+c) + W, mW) = 57369 + 292864 + 74696
+ * = 424929, so it is certified optimal. */
+static void test_zb_auto_certified(void **state)
+{
+	struct run r;
+	RUN(&r, "simulate", ZB, "--family", "zb-auto", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "makespan"), 424929);
+	assert_int_equal(get_int(j, "lower_bound"), 424929);
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_true(json_is_true(get(j, "certified")));
+	json_decref(j);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1577,6 +1662,10 @@ int main(void)
 		cmocka_unit_test(test_usage_no_args),
 		cmocka_unit_test(test_usage_unknown_option),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_generate_program_file),
+		cmocka_unit_test(test_program_file_errors),
+		cmocka_unit_test(test_families_all_listed),
+		cmocka_unit_test(test_zb_auto_certified),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
