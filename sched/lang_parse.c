@@ -20,9 +20,9 @@
  *               == != < <= > >=, + -, * / % (floor division), unary -,
  *               numbers, names, calls f(a, ...), parentheses.
  *
- * Names resolve when parsed: built-in variables (p, d, m, v, L, ...), then
- * def parameters, then names a let or for has introduced earlier in the
- * text. Variables are global to the program; a def is an expression with
+ * Names resolve when parsed: inside a def body its parameters first, then
+ * built-in variables (p, d, m, v, L, ...) and names a let or for has
+ * introduced earlier in the text. Variables are global to the program; a def is an expression with
  * parameters.
  */
 #include "sched/lang.h"
@@ -67,6 +67,7 @@ struct parser {
 	struct program *pg;
 	struct error *err;
 	int failed;
+	int depth;                 /* nesting of expressions and blocks */
 	/* def parameters in scope while parsing a def body */
 	const char *const *param_names;
 	const int *param_slots;
@@ -142,9 +143,10 @@ static enum status lex_number(struct parser *ps)
 {
 	int64_t v = 0;
 	while (isdigit((unsigned char)*ps->pos)) {
-		if (v > (INT64_MAX - 9) / 10)
+		int digit = *ps->pos - '0';
+		if (v > (INT64_MAX - digit) / 10)
 			return perr(ps, ps->tline, ps->tcol, "number too large");
-		v = v * 10 + (*ps->pos - '0');
+		v = v * 10 + digit;
 		advance_char(ps);
 	}
 	if (isalpha((unsigned char)*ps->pos) || *ps->pos == '_')
@@ -239,7 +241,7 @@ static enum status expect(struct parser *ps, enum tok t, const char *what)
 
 static const char *const keywords[] = {
 	"family", "supports", "pad", "require", "else", "let", "def", "repeat", "for",
-	"in", "if", "and", "or", "not", "F", "B", "W", NULL};
+	"in", "if", "and", "or", "not", "true", "false", "F", "B", "W", NULL};
 
 static bool is_keyword(const char *s)
 {
@@ -338,6 +340,15 @@ static const struct {
 	{"depth", FN_DEPTH, 1, 1},
 };
 
+/* Index of a built-in function, or -1. */
+static int builtin_fn(const char *name)
+{
+	for (size_t i = 0; i < sizeof builtin_fns / sizeof builtin_fns[0]; i++)
+		if (!strcmp(builtin_fns[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 static struct expr *parse_call(struct parser *ps, const char *name, int line,
 			       int col)
 {
@@ -394,7 +405,24 @@ static struct expr *parse_call(struct parser *ps, const char *name, int line,
 	return e;
 }
 
+#define MAX_NESTING 200
+
+static struct expr *parse_primary_at(struct parser *ps);
+
+/* Nesting is bounded, so a hostile file cannot exhaust the stack. */
 static struct expr *parse_primary(struct parser *ps)
+{
+	if (ps->depth >= MAX_NESTING) {
+		perr(ps, ps->tline, ps->tcol, "expression nested more than %d deep", MAX_NESTING);
+		return NULL;
+	}
+	ps->depth++;
+	struct expr *e = parse_primary_at(ps);
+	ps->depth--;
+	return e;
+}
+
+static struct expr *parse_primary_at(struct parser *ps)
 {
 	int line = ps->tline, col = ps->tcol;
 	if (ps->tok == T_INT) {
@@ -564,8 +592,13 @@ static struct stmt *parse_stmt(struct parser *ps, bool top);
 
 static struct block *parse_block(struct parser *ps)
 {
+	if (ps->depth >= MAX_NESTING) {
+		perr(ps, ps->tline, ps->tcol, "blocks nested more than %d deep", MAX_NESTING);
+		return NULL;
+	}
 	if (expect(ps, T_LBRACE, "'{'"))
 		return NULL;
+	ps->depth++;
 	struct block *b = calloc(1, sizeof *b);
 	if (!b) {
 		perr(ps, ps->tline, ps->tcol, "out of memory");
@@ -574,20 +607,21 @@ static struct block *parse_block(struct parser *ps)
 	while (ps->tok != T_RBRACE) {
 		if (ps->tok == T_EOF) {
 			perr(ps, ps->tline, ps->tcol, "expected '}' before the end of the file");
-			block_free(b);
-			return NULL;
+			break;
 		}
 		struct stmt *s = parse_stmt(ps, false);
-		if (ps->failed) {
-			block_free(b);
-			return NULL;
-		}
+		if (ps->failed)
+			break;
 		if (s && block_add(b, s)) {
 			stmt_free(s);
-			block_free(b);
 			perr(ps, ps->tline, ps->tcol, "out of memory");
-			return NULL;
+			break;
 		}
+	}
+	ps->depth--;
+	if (ps->failed) {
+		block_free(b);
+		return NULL;
 	}
 	next(ps);
 	return b;
@@ -624,19 +658,6 @@ static int name_slot(struct parser *ps, const char *name, int line, int col)
 	return slot;
 }
 
-/* A variable name token (for): its slot, and the token consumed. */
-static int variable_slot(struct parser *ps, int line, int col)
-{
-	if (ps->tok != T_NAME) {
-		perr(ps, line, col, "expected a variable name, got %s", tok_desc(ps));
-		return -1;
-	}
-	int slot = name_slot(ps, ps->text, ps->tline, ps->tcol);
-	if (slot >= 0 && next(ps))
-		return -1;
-	return slot;
-}
-
 /* family WORD ["summary"]: the name may hold letters, digits, '-', '_'. */
 static struct stmt *parse_family(struct parser *ps, int line, int col)
 {
@@ -670,10 +691,15 @@ static struct stmt *parse_def(struct parser *ps, int line, int col)
 {
 	struct def d = {0};
 	const char *names[8];
-	char store[8][64];
-	if (ps->tok != T_NAME || is_keyword(ps->text) || resolve(ps, ps->text) >= 0 ||
-	    find_def(ps->pg, ps->text) >= 0) {
-		perr(ps, ps->tline, ps->tcol, "expected a new function name after 'def'");
+	char store[8][sizeof ps->text];
+	if (ps->tok != T_NAME) {
+		perr(ps, ps->tline, ps->tcol, "expected a function name after 'def'");
+		return NULL;
+	}
+	if (is_keyword(ps->text) || resolve(ps, ps->text) >= 0 ||
+	    find_def(ps->pg, ps->text) >= 0 || builtin_fn(ps->text) >= 0) {
+		perr(ps, ps->tline, ps->tcol, "'%s' is already a keyword, variable or function; a def needs a new name",
+		     ps->text);
 		return NULL;
 	}
 	d.name = strdup(ps->text);
@@ -684,6 +710,15 @@ static struct stmt *parse_def(struct parser *ps, int line, int col)
 			perr(ps, ps->tline, ps->tcol, "at most 8 parameters");
 			goto fail;
 		}
+		if (is_keyword(ps->text)) {
+			perr(ps, ps->tline, ps->tcol, "'%s' is a keyword, not a parameter name", ps->text);
+			goto fail;
+		}
+		for (int i = 0; i < d.nparams; i++)
+			if (!strcmp(names[i], ps->text)) {
+				perr(ps, ps->tline, ps->tcol, "parameter '%s' appears twice", ps->text);
+				goto fail;
+			}
 		snprintf(store[d.nparams], sizeof store[0], "%s", ps->text);
 		names[d.nparams] = store[d.nparams];
 		d.params[d.nparams] = add_slot(ps->pg, NULL);
@@ -853,10 +888,20 @@ static struct stmt *parse_stmt(struct parser *ps, bool top)
 		return s;
 	}
 	if (!strcmp(word, "for")) {
+		/* The range is parsed before the loop variable is introduced, as
+		 * for let: `for i in i .. 3` needs an earlier i. */
+		int l2 = ps->tline, c2 = ps->tcol;
+		char name[256];
+		if (ps->tok != T_NAME) {
+			perr(ps, l2, c2, "expected 'for NAME in FROM .. TO { ... }'");
+			return NULL;
+		}
+		snprintf(name, sizeof name, "%s", ps->text);
 		s = new_stmt(ps, S_FOR, line, col);
-		if (!s || (s->slot = variable_slot(ps, line, col)) < 0 ||
-		    !is_name(ps, "in") || next(ps) || !(s->a = parse_expr(ps)) ||
-		    expect(ps, T_DOTDOT, "'..'") || !(s->b = parse_expr(ps)) ||
+		if (!s || next(ps) || !is_name(ps, "in") || next(ps) ||
+		    !(s->a = parse_expr(ps)) || expect(ps, T_DOTDOT, "'..'") ||
+		    !(s->b = parse_expr(ps)) ||
+		    (s->slot = name_slot(ps, name, l2, c2)) < 0 ||
 		    !(s->body = parse_block(ps))) {
 			if (!ps->failed)
 				perr(ps, ps->tline, ps->tcol, "expected 'for NAME in FROM .. TO { ... }'");

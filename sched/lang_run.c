@@ -51,10 +51,42 @@ static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
 
 static int64_t eval(struct run *r, const struct expr *e);
 
-static int64_t floor_div(int64_t a, int64_t b)
+/*
+ * Floor and ceiling division without undefined behaviour: b != 0, and the
+ * one overflowing case, INT64_MIN / -1, is reported by returning false.
+ * C's / truncates toward zero; when the remainder is non-zero the floor is
+ * one lower if the signs differ and the ceiling one higher if they agree.
+ */
+static bool div_floor(int64_t a, int64_t b, int64_t *q, int64_t *rem)
 {
-	int64_t q = a / b;
-	return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+	if (b == -1) {
+		*rem = 0;
+		if (a == INT64_MIN)
+			return false;
+		*q = -a;
+		return true;
+	}
+	int64_t t = a / b, r = a % b;
+	if (r != 0 && ((r < 0) != (b < 0))) {
+		t -= 1;
+		r += b;   /* |r| < |b| and opposite signs: no overflow */
+	}
+	*q = t;
+	*rem = r;
+	return true;
+}
+
+static bool div_ceil(int64_t a, int64_t b, int64_t *q)
+{
+	if (b == -1) {
+		if (a == INT64_MIN)
+			return false;
+		*q = -a;
+		return true;
+	}
+	int64_t t = a / b, r = a % b;
+	*q = (r != 0 && ((r < 0) == (b < 0))) ? t + 1 : t;
+	return true;
 }
 
 static int64_t eval_bin(struct run *r, const struct expr *e)
@@ -94,10 +126,15 @@ static int64_t eval_bin(struct run *r, const struct expr *e)
 			rerr(r, e->line, e->col, "division by zero");
 			return 0;
 		}
-		if (a == INT64_MIN && b == -1)
-			break;
-		x = floor_div(a, b);
-		return e->op == T_SLASH ? x : a - x * b;
+		{
+			int64_t rem;
+			if (!div_floor(a, b, &x, &rem)) {
+				if (e->op == T_PERCENT)
+					return 0;   /* INT64_MIN % -1 is 0 */
+				break;
+			}
+			return e->op == T_SLASH ? x : rem;
+		}
 	}
 	rerr(r, e->line, e->col, "arithmetic overflow");
 	return 0;
@@ -149,7 +186,11 @@ static int64_t eval_call(struct run *r, const struct expr *e)
 			rerr(r, e->line, e->col, "division by zero");
 			return 0;
 		}
-		return -floor_div(-a[0], a[1]);
+		if (!div_ceil(a[0], a[1], &x)) {
+			rerr(r, e->line, e->col, "arithmetic overflow");
+			return 0;
+		}
+		return x;
 	case FN_STAGE:
 		return chunk_stage(r, e->line, e->col, x);
 	case FN_DEPTH: {
@@ -227,6 +268,15 @@ static enum status exec_op(struct run *r, const struct stmt *s)
 	return STATUS_OK;
 }
 
+/* Every loop iteration counts as a step, so an empty body cannot spin. */
+static enum status loop_step(struct run *r, const struct stmt *s)
+{
+	if (++r->steps > r->max_steps)
+		return rerr(r, s->line, s->col, "the program does not finish (over %ld steps)",
+			    r->max_steps);
+	return STATUS_OK;
+}
+
 static enum status exec_stmt(struct run *r, const struct stmt *s)
 {
 	int64_t n, lo, hi;
@@ -257,7 +307,7 @@ static enum status exec_stmt(struct run *r, const struct stmt *s)
 		if (n < 0)
 			return rerr(r, s->line, s->col, "repeat count %" PRId64 " is negative", n);
 		for (int64_t i = 0; i < n; i++)
-			if (exec_block(r, s->body))
+			if (loop_step(r, s) || exec_block(r, s->body))
 				return STATUS_ERROR;
 		return STATUS_OK;
 	case S_FOR:
@@ -267,7 +317,7 @@ static enum status exec_stmt(struct run *r, const struct stmt *s)
 			return STATUS_ERROR;
 		for (int64_t i = lo; i < hi; i++) {
 			r->slots[s->slot] = i;
-			if (exec_block(r, s->body))
+			if (loop_step(r, s) || exec_block(r, s->body))
 				return STATUS_ERROR;
 		}
 		return STATUS_OK;
