@@ -152,9 +152,15 @@ static void warm_up(struct zb *z)
 		}
 		last_t = (t > last_t + c ? t : last_t + c) + cost(z, OP_B, s);
 	}
-	for (int s = 1; s < S; s++)
+	/* A stage warms up with fewer forwards than the one before it (or as
+	 * many, when both reach M): never more, or it would place a forward
+	 * whose input is not yet placed upstream. */
+	for (int s = 1; s < S; s++) {
+		if (need[s] > need[s - 1])
+			need[s] = need[s - 1];
 		while (need[s] > 0 && need[s] >= need[s - 1] && z->f[s] + need[s] < M)
 			need[s]--;
+	}
 	for (int s = 0; s < S; s++)
 		for (int i = 0; i < need[s]; i++)
 			put(z, s, OP_F);
@@ -195,10 +201,14 @@ static void round_i(struct zb *z, int i)
 {
 	int S = z->S;
 	char *want = calloc(S, 1);
+	/* a forward needs its input placed upstream, this round or before */
 	for (int s = 0; s < S; s++)
-		want[s] = wants_forward(z, s);
+		want[s] = wants_forward(z, s) &&
+			  (s == 0 || z->f[s - 1] + want[s - 1] > z->f[s]);
+	/* a stage adds a forward only if its successor does too (or has all
+	 * of them already) */
 	for (int s = S - 2; s >= 0; s--)
-		want[s] = want[s] && want[s + 1];
+		want[s] = want[s] && (want[s + 1] || z->f[s + 1] >= z->M);
 	for (int s = 0; s < S && !z->failed; s++) {
 		if (!want[s])
 			continue;
