@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"generate", cmd_generate, "build a predefined family's schedule for an instance"},
 	{"convert", cmd_convert, "convert a schedule between json, torch-csv, trace, svg, ascii"},
 	{"bound", cmd_bound, "lower bounds on an instance's objective"},
+	{"solve", cmd_solve, "an optimal schedule with a certificate (MILP: CBC or GLPK)"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 

@@ -7,6 +7,7 @@
  */
 #include "sched/instance.h"
 #include "sched/fileio.h"
+#include "sched/sha256.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -707,4 +708,48 @@ bool inst_is_simple_chain(const struct instance *in, struct error *why)
 				return false;
 			}
 	return true;
+}
+
+static json_t *int_list(const int64_t *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+json_t *instance_canonical_json(const struct instance *in)
+{
+	json_t *placement = json_array(), *edges = json_array();
+	for (int l = 0; l < in->stages; l++)
+		json_array_append_new(placement, json_integer(in->stage_device[l]));
+	for (int e = 0; e < in->nedges; e++)
+		json_array_append_new(edges, json_pack("[ii]", in->edges[e][0], in->edges[e][1]));
+	json_t *cost = json_object();
+	for (int k = 0; k < in->kinds; k++)
+		json_object_set_new(cost, op_kind_name(k), int_list(in->cost[k], in->stages));
+	json_t *root = json_pack("{s:i,s:i,s:o,s:o,s:b,s:o,s:o,s:s}",
+		"devices", in->devices, "microbatches", in->microbatches,
+		"placement", placement, "edges", edges,
+		"split_backward", in->split_backward, "cost", cost,
+		"comm", int_list(in->edge_comm, in->nedges),
+		"objective", in->objective == OBJ_SPAN ? "span" : "makespan");
+	if (in->has_memory) {
+		json_t *mem = json_object();
+		for (int k = 0; k < in->kinds; k++)
+			json_object_set_new(mem, op_kind_name(k), int_list(in->mem[k], in->stages));
+		if (in->has_limit)
+			json_object_set_new(mem, "limit", int_list(in->limit, in->devices));
+		json_object_set_new(root, "memory", mem);
+	}
+	return root;
+}
+
+void instance_digest(const struct instance *in, char out[65])
+{
+	json_t *j = instance_canonical_json(in);
+	char *text = j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(j);
+	sha256_hex(text ? text : "", text ? strlen(text) : 0, out);
+	free(text);
 }

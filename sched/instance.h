@@ -16,6 +16,7 @@
 #define PIPEOPT_INSTANCE_H
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stdint.h>
 
 #include "sched/error.h"
@@ -120,6 +121,14 @@ const char *op_kind_name(int kind);
 
 /* Write "F(3,12)" into buf; returns buf. */
 char *op_format(char *buf, int len, int kind, int stage, int mb);
+
+/* The instance as canonical JSON (every field explicit, per-stage lists,
+ * resolved placement, sorted keys, no name): equal instances give equal
+ * text. New reference. */
+json_t *instance_canonical_json(const struct instance *in);
+
+/* SHA-256 of the canonical JSON, as 64 hex characters (certificates). */
+void instance_digest(const struct instance *in, char out[65]);
 
 /* Whether the instance is a plain chain with one stage per device (the
  * shape gpipe and 1f1b support); if not, why not (into err). */

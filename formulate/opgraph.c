@@ -1,0 +1,277 @@
+/* The op-level precedence graph (see opgraph.h). */
+#include "formulate/opgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct arc_list {
+	int *from, *to;
+	int64_t *lag;
+	int n, cap;
+};
+
+static bool arc_add(struct arc_list *a, int from, int to, int64_t lag)
+{
+	if (a->n == a->cap) {
+		int cap = a->cap ? 2 * a->cap : 1024;
+		int *f = realloc(a->from, cap * sizeof *f);
+		if (f)
+			a->from = f;
+		int *t = realloc(a->to, cap * sizeof *t);
+		if (t)
+			a->to = t;
+		int64_t *l = realloc(a->lag, cap * sizeof *l);
+		if (l)
+			a->lag = l;
+		if (!f || !t || !l)
+			return false;
+		a->cap = cap;
+	}
+	a->from[a->n] = from;
+	a->to[a->n] = to;
+	a->lag[a->n++] = lag;
+	return true;
+}
+
+/*
+ * Memory windows. On the device of stage l, consider the moment F(l,j+K)
+ * starts while B(l,j) has not started. Stage l then holds j+K+1 forwards,
+ * at most j backwards and at most as many W's, so its share of memory is
+ *     (j+K+1) a + nB b + nW w  >=  (j+K+1) a + j (b + w)  =  (K+1) a
+ * when a = F delta > 0 and b, w <= 0 (so more B's and W's only lower it).
+ * Every other stage on the device holds a prefix of F, F+B, F+B+W, all
+ * >= 0 when its W delta is <= 0. With K = floor(limit / a), (K+1) a
+ * exceeds the limit: B(l,j) must start before F(l,j+K), an arc.
+ */
+static bool window_arcs(const struct instance *in, struct arc_list *a, int *count)
+{
+	if (!in->has_limit || !in->has_memory)
+		return true;
+	int L = in->stages, M = in->microbatches;
+	for (int l = 0; l < L; l++) {
+		int d = in->stage_device[l];
+		bool nonneg = true;
+		for (int s = 0; s < L; s++)
+			if (in->stage_device[s] == d && in->split_backward &&
+			    in->mem[OP_W][s] > 0)
+				nonneg = false;
+		int64_t fa = in->mem[OP_F][l], b = in->mem[OP_B][l];
+		int64_t w = in->split_backward ? in->mem[OP_W][l] : 0;
+		if (!nonneg || fa <= 0 || b > 0 || w > 0)
+			continue;
+		int64_t K = in->limit[d] / fa;
+		for (int j = 0; j + K < M; j++) {
+			if (!arc_add(a, inst_op_id(in, OP_B, l, j),
+				     inst_op_id(in, OP_F, l, (int)(j + K)), 0))
+				return false;
+			(*count)++;
+		}
+	}
+	return true;
+}
+
+static bool build_arcs(const struct instance *in, struct arc_list *a, int *windows)
+{
+	int L = in->stages, M = in->microbatches;
+	bool ok = true;
+	for (int l = 0; l < L && ok; l++)
+		for (int j = 0; j < M && ok; j++) {
+			int f = inst_op_id(in, OP_F, l, j), b = inst_op_id(in, OP_B, l, j);
+			for (int e = in->pred_start[l]; e < in->pred_start[l + 1] && ok; e++)
+				ok = arc_add(a, inst_op_id(in, OP_F, in->pred[e].stage, j), f,
+					     in->pred[e].lag);
+			for (int e = in->succ_start[l]; e < in->succ_start[l + 1] && ok; e++)
+				ok = arc_add(a, inst_op_id(in, OP_B, in->succ[e].stage, j), b,
+					     in->succ[e].lag);
+			ok = ok && arc_add(a, f, b, 0);
+			if (in->split_backward)
+				ok = ok && arc_add(a, b, inst_op_id(in, OP_W, l, j), 0);
+			for (int k = 0; k < in->kinds && j > 0 && ok; k++)
+				ok = arc_add(a, inst_op_id(in, k, l, j - 1), inst_op_id(in, k, l, j), 0);
+		}
+	return ok && window_arcs(in, a, windows);
+}
+
+/* CSR in both directions from the arc list. */
+static bool build_csr(struct opgraph *g, const struct arc_list *a)
+{
+	int n = g->n;
+	g->pred_start = calloc(n + 1, sizeof(int));
+	g->succ_start = calloc(n + 1, sizeof(int));
+	g->pred = malloc((a->n + 1) * sizeof *g->pred);
+	g->succ = malloc((a->n + 1) * sizeof *g->succ);
+	int *fp = calloc(n, sizeof(int)), *fs = calloc(n, sizeof(int));
+	bool ok = g->pred_start && g->succ_start && g->pred && g->succ && fp && fs;
+	if (ok) {
+		for (int e = 0; e < a->n; e++) {
+			g->pred_start[a->to[e] + 1]++;
+			g->succ_start[a->from[e] + 1]++;
+		}
+		for (int i = 0; i < n; i++) {
+			g->pred_start[i + 1] += g->pred_start[i];
+			g->succ_start[i + 1] += g->succ_start[i];
+		}
+		for (int e = 0; e < a->n; e++) {
+			int t = a->to[e], f = a->from[e];
+			g->pred[g->pred_start[t] + fp[t]++] = (struct op_arc){f, a->lag[e]};
+			g->succ[g->succ_start[f] + fs[f]++] = (struct op_arc){t, a->lag[e]};
+		}
+		g->narcs = a->n;
+	}
+	free(fp);
+	free(fs);
+	return ok;
+}
+
+/* Kahn's order; false on a cycle (impossible for a valid instance: every
+ * arc goes forward in (micro-batch, dependency) order). */
+static bool order_ops(struct opgraph *g)
+{
+	int n = g->n, head = 0, tail = 0;
+	int *indeg = malloc(n * sizeof(int));
+	g->topo = malloc(n * sizeof(int));
+	if (!indeg || !g->topo) {
+		free(indeg);
+		return false;
+	}
+	for (int i = 0; i < n; i++) {
+		indeg[i] = g->pred_start[i + 1] - g->pred_start[i];
+		if (!indeg[i])
+			g->topo[tail++] = i;
+	}
+	while (head < tail) {
+		int u = g->topo[head++];
+		for (int e = g->succ_start[u]; e < g->succ_start[u + 1]; e++)
+			if (--indeg[g->succ[e].op] == 0)
+				g->topo[tail++] = g->succ[e].op;
+	}
+	free(indeg);
+	return tail == n;
+}
+
+static void heads_tails(struct opgraph *g)
+{
+	for (int t = 0; t < g->n; t++) {
+		int k = g->topo[t];
+		int64_t h = 0;
+		for (int e = g->pred_start[k]; e < g->pred_start[k + 1]; e++) {
+			int64_t v = g->head[g->pred[e].op] + g->dur[g->pred[e].op] + g->pred[e].lag;
+			h = v > h ? v : h;
+		}
+		g->head[k] = h;
+	}
+	for (int t = g->n - 1; t >= 0; t--) {
+		int i = g->topo[t];
+		int64_t q = 0;
+		for (int e = g->succ_start[i]; e < g->succ_start[i + 1]; e++) {
+			int k = g->succ[e].op;
+			int64_t v = g->succ[e].lag + g->dur[k] + g->tail[k];
+			q = v > q ? v : q;
+		}
+		g->tail[i] = q;
+	}
+}
+
+/* reach[i] = union over successors k of {k} and reach[k], in reverse
+ * topological order. */
+static void closure(struct opgraph *g)
+{
+	for (int t = g->n - 1; t >= 0; t--) {
+		int i = g->topo[t];
+		uint64_t *ri = &g->reach[(long)i * g->words];
+		for (int e = g->succ_start[i]; e < g->succ_start[i + 1]; e++) {
+			int k = g->succ[e].op;
+			const uint64_t *rk = &g->reach[(long)k * g->words];
+			ri[k >> 6] |= 1ULL << (k & 63);
+			for (int w = 0; w < g->words; w++)
+				ri[w] |= rk[w];
+		}
+	}
+}
+
+/* Ops that may come first or last on their device. */
+static void device_ends(struct opgraph *g)
+{
+	for (int o = 0; o < g->n; o++) {
+		g->dev_first[o] = g->dev_last[o] = true;
+		for (int i = 0; i < g->n; i++) {
+			if (i == o || g->device[i] != g->device[o])
+				continue;
+			if (opgraph_precedes(g, i, o))
+				g->dev_first[o] = false;
+			if (opgraph_precedes(g, o, i))
+				g->dev_last[o] = false;
+		}
+	}
+}
+
+struct opgraph *opgraph_new(const struct instance *in, struct error *err)
+{
+	struct opgraph *g = calloc(1, sizeof *g);
+	struct arc_list a = {0};
+	if (!g) {
+		err_set(err, "opgraph: out of memory");
+		return NULL;
+	}
+	g->in = in;
+	g->n = inst_nops(in);
+	g->words = (g->n + 63) / 64;
+	if ((long)g->n * g->words > (1L << 27)) {
+		free(g);
+		err_set(err, "instance '%s': %d ops is too many for an exact formulation",
+			in->name, inst_nops(in));
+		return NULL;
+	}
+	g->dur = malloc(g->n * sizeof *g->dur);
+	g->device = malloc(g->n * sizeof *g->device);
+	g->head = malloc(g->n * sizeof *g->head);
+	g->tail = malloc(g->n * sizeof *g->tail);
+	g->reach = calloc((size_t)g->n * g->words, sizeof *g->reach);
+	g->dev_first = malloc(g->n * sizeof(bool));
+	g->dev_last = malloc(g->n * sizeof(bool));
+	bool ok = g->dur && g->device && g->head && g->tail && g->reach &&
+		  g->dev_first && g->dev_last &&
+		  build_arcs(in, &a, &g->window_arcs) && build_csr(g, &a);
+	free(a.from);
+	free(a.to);
+	free(a.lag);
+	if (!ok) {
+		opgraph_free(g);
+		err_set(err, "opgraph: out of memory");
+		return NULL;
+	}
+	for (int id = 0; id < g->n; id++) {
+		int M = in->microbatches, L = in->stages;
+		int k = id / (L * M), l = id / M % L;
+		g->dur[id] = in->cost[k][l];
+		g->device[id] = in->stage_device[l];
+	}
+	if (!order_ops(g)) {
+		opgraph_free(g);
+		err_set(err, "opgraph: the precedence arcs form a cycle (a bug)");
+		return NULL;
+	}
+	heads_tails(g);
+	closure(g);
+	device_ends(g);
+	return g;
+}
+
+void opgraph_free(struct opgraph *g)
+{
+	if (!g)
+		return;
+	free(g->dur);
+	free(g->device);
+	free(g->pred_start);
+	free(g->pred);
+	free(g->succ_start);
+	free(g->succ);
+	free(g->topo);
+	free(g->head);
+	free(g->tail);
+	free(g->reach);
+	free(g->dev_first);
+	free(g->dev_last);
+	free(g);
+}

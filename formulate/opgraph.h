@@ -1,0 +1,65 @@
+/*
+ * The op-level precedence graph shared by the schedule formulations: every
+ * arc i -> k with lag says that op k starts at least `lag` after op i ends.
+ *
+ *   dependencies (DESIGN.md):  F(p,j) -> F(l,j), F(l,j) -> B(l,j),
+ *                              B(s,j) -> B(l,j), B(l,j) -> W(l,j);
+ *   FIFO (same device):        X(l,j-1) -> X(l,j) for X in F, B, W;
+ *   memory windows (below):    B(l,j) -> F(l,j+K).
+ *
+ * Why FIFO loses no optimal schedule: micro-batches are identical. If a
+ * schedule runs X(l,a) after X(l,b) for a < b, swap the labels a and b on
+ * stage l and on every op of those two micro-batches downstream of it in
+ * the dependency chain; the earlier-finishing producer then feeds the
+ * earlier consumer, so every dependency still holds with the same times,
+ * and memory is unchanged because it depends on op kinds only. Repeating
+ * this sorts every (stage, kind) into micro-batch order without changing
+ * any device's op times: an optimal schedule stays optimal.
+ *
+ * Heads, tails and the transitive closure follow from the arcs.
+ */
+#ifndef PIPEOPT_OPGRAPH_H
+#define PIPEOPT_OPGRAPH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/error.h"
+#include "sched/instance.h"
+
+/* One end of an arc, seen from the other: the op there and the lag. */
+struct op_arc {
+	int op;
+	int64_t lag;   /* time units */
+};
+
+struct opgraph {
+	const struct instance *in;
+	int n;                    /* ops (inst_nops) */
+	int64_t *dur;             /* [n] duration, time units */
+	int *device;              /* [n] */
+	int *pred_start;          /* [n+1] CSR of incoming arcs */
+	struct op_arc *pred;
+	int *succ_start;          /* [n+1] CSR of outgoing arcs (from = head) */
+	struct op_arc *succ;
+	int narcs;
+	int *topo;                /* [n] topological order */
+	int64_t *head;            /* [n] earliest start (longest path from 0) */
+	int64_t *tail;            /* [n] longest path from end to the end */
+	uint64_t *reach;          /* [n][words]: bit k of row i: i precedes k */
+	int words;
+	int window_arcs;          /* how many memory-window arcs were added */
+	bool *dev_first;          /* [n] no op of its device must precede it */
+	bool *dev_last;           /* [n] no op of its device must follow it */
+};
+
+struct opgraph *opgraph_new(const struct instance *in, struct error *err);
+void opgraph_free(struct opgraph *g);
+
+/* Whether op i must precede op k (i != k) in every FIFO schedule. */
+static inline bool opgraph_precedes(const struct opgraph *g, int i, int k)
+{
+	return (g->reach[(long)i * g->words + (k >> 6)] >> (k & 63)) & 1;
+}
+
+#endif

@@ -1,0 +1,74 @@
+/*
+ * Exact solution of a schedule instance: the best heuristic schedule as
+ * the upper bound and MIP start, the lower bounds of sched/bound.h, and a
+ * MILP (formulate/) solved by a backend (solver.h) when the two differ.
+ *
+ * A result is certified only when optimality is proven (the heuristic
+ * meets the lower bound, or the solver's bound is within one time unit of
+ * the integer objective) and the schedule, re-simulated, has exactly that
+ * objective.
+ */
+#ifndef PIPEOPT_EXACT_H
+#define PIPEOPT_EXACT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "formulate/schedule_milp.h"
+#include "sched/instance.h"
+#include "sched/schedule.h"
+#include "solvers/solver.h"
+
+enum formulation_choice {
+	CHOOSE_DISJUNCTIVE = FORM_DISJUNCTIVE,
+	CHOOSE_TIME_INDEXED = FORM_TIME_INDEXED,
+	CHOOSE_AUTO,
+};
+
+struct exact_options {
+	const char *solver;                 /* "cbc" (default) or "glpk" */
+	enum formulation_choice formulation;
+	double time_limit;                  /* seconds for the whole solve; <= 0: none */
+	int threads;
+	bool cross_check;                   /* also solve with the other backend */
+	const struct schedule *start;       /* an extra candidate schedule, or NULL */
+	const char *write_lp, *write_mps;   /* export the (first) model, or NULL */
+	bool verbose;
+	bool always_milp;                   /* solve the MILP even when the best
+	                                       heuristic meets the lower bound */
+	void (*progress)(void *ctx, double incumbent, double bound);
+	void *progress_ctx;
+};
+
+struct exact_result {
+	const char *status;          /* "optimal", "feasible", "time_limit" */
+	bool certified;
+	const char *certified_by;    /* "bound", "solver", or NULL */
+	struct schedule *schedule;   /* the best schedule found (owned) */
+	int64_t objective;           /* of that schedule, simulated */
+	int64_t bound;               /* best proven lower bound (integer) */
+	double gap;                  /* (objective - bound) / objective */
+	int64_t lower_bound;         /* from sched/bound.c alone */
+	char heuristic[64];          /* the family that gave the best start */
+	int64_t heuristic_objective;
+	/* the MILP, when one was solved */
+	bool solved;
+	char solver[16], solver_version[32];
+	const char *formulation;     /* "disjunctive", "time-indexed" */
+	const char *solver_outcome;
+	long nodes;
+	double solver_seconds;
+	int columns, rows, binaries;
+	int64_t horizon;
+	/* checks */
+	bool simulator_check;        /* the decoded schedule re-simulated exactly */
+	const char *cross_check;     /* "agreed", "inconclusive", "not run" */
+	char cross_detail[160];
+	double seconds;              /* wall time of the whole solve */
+};
+
+enum status exact_solve(const struct instance *in, const struct exact_options *o,
+			struct exact_result *r, struct error *err);
+void exact_result_release(struct exact_result *r);
+
+#endif
