@@ -164,15 +164,8 @@ static void attempt_release(struct attempt *a)
 	schedule_free(a->decoded);
 }
 
-static enum formulation pick(const struct exact_options *o, const struct opgraph *g,
-			     int64_t horizon)
-{
-	if (o->formulation != CHOOSE_AUTO)
-		return (enum formulation)o->formulation;
-	long size = time_indexed_size(g, horizon);
-	return size > 0 && size <= 20000 ? FORM_TIME_INDEXED : FORM_DISJUNCTIVE;
-}
-
+/* Time-indexed models beyond this many binaries are not tried by auto. */
+#define AUTO_TIME_INDEXED_MAX 20000
 /*
  * Take a solver attempt's result into r: a better decoded schedule (already
  * re-simulated) replaces the heuristic one; the solver's bound, rounded up
@@ -239,6 +232,68 @@ static enum status cross_check(const struct solver_backend *first,
 	return st;
 }
 
+/* One MILP pass: build the formulation with the current best schedule as
+ * the horizon's source and MIP start, solve, absorb. */
+static enum status milp_pass(const struct instance *in, const struct opgraph *g,
+			     enum formulation form, const struct solver_backend *b,
+			     const struct exact_options *o, double time_limit,
+			     bool first, struct sim *sim, struct exact_result *r,
+			     struct error *err)
+{
+	r->horizon = horizon_of(in, r->objective);
+	struct sched_milp *sm = sched_milp_build(in, g, form, r->horizon, r->bound,
+						 r->objective, err);
+	if (!sm)
+		return STATUS_ERROR;
+	enum status st = STATUS_OK;
+	double *start = malloc(sm->milp->ncols * sizeof(double));
+	struct attempt a = {0};
+	r->formulation = formulation_name(form);
+	r->columns = sm->milp->ncols;
+	r->rows = sm->milp->nrows;
+	r->binaries = milp_binaries(sm->milp);
+	if (first && o->write_lp)
+		st = export_model(sm->milp, o->write_lp, true, err);
+	if (!st && first && o->write_mps)
+		st = export_model(sm->milp, o->write_mps, false, err);
+	if (!st && start) {
+		struct sim_result sr;
+		sim_run(sim, r->schedule, &sr, NULL);
+		if (!sched_milp_point(sm, r->schedule, &sr, start)) {
+			free(start);
+			start = NULL;   /* outside the model (e.g. not FIFO): no start */
+		}
+	}
+	if (!st)
+		st = run_backend(b, sm, start, o, time_limit, sim, &a, err);
+	if (!st)
+		st = absorb(r, &a, b, err);
+	if (!st && o->cross_check)
+		st = cross_check(b, sm, start, o, time_limit, sim, &a, r, err);
+	attempt_release(&a);
+	free(start);
+	sched_milp_free(sm);
+	return st;
+}
+
+static double remaining(const struct exact_options *o, double t0)
+{
+	if (o->time_limit <= 0)
+		return 0;   /* no limit */
+	double left = o->time_limit - (now() - t0);
+	return left < 0.05 ? 0.05 : left;
+}
+
+/*
+ * The MILP stage. A fixed formulation gets the whole time. `auto` plays to
+ * each model's strength (measured in bench/solve.sh): the disjunctive model
+ * with the heuristic start searches well and is small; the time-indexed
+ * model's LP bound is far stronger near the optimum but grows with the
+ * horizon. So: the disjunctive model for a third of the time; if that has
+ * not proven optimality and the time-indexed model at the new (smaller)
+ * horizon is small enough, it gets the rest, started from the best
+ * schedule so far; otherwise the disjunctive model continues.
+ */
 static enum status solve_milp(const struct instance *in, const struct exact_options *o,
 			      struct sim *sim, struct exact_result *r, double t0,
 			      struct error *err)
@@ -249,45 +304,22 @@ static enum status solve_milp(const struct instance *in, const struct exact_opti
 	struct opgraph *g = opgraph_new(in, err);
 	if (!g)
 		return STATUS_ERROR;
-	r->horizon = horizon_of(in, r->objective);
-	enum formulation form = pick(o, g, r->horizon);
-	struct sched_milp *sm = sched_milp_build(in, g, form, r->horizon, r->bound,
-						 r->objective, err);
-	enum status st = sm ? STATUS_OK : STATUS_ERROR;
-	double *start = sm ? malloc(sm->milp->ncols * sizeof(double)) : NULL;
-	struct attempt a = {0};
-	if (!st) {
-		r->formulation = formulation_name(form);
-		r->columns = sm->milp->ncols;
-		r->rows = sm->milp->nrows;
-		r->binaries = milp_binaries(sm->milp);
-		if (o->write_lp)
-			st = export_model(sm->milp, o->write_lp, true, err);
-		if (!st && o->write_mps)
-			st = export_model(sm->milp, o->write_mps, false, err);
-	}
-	if (!st && start) {
-		struct sim_result sr;
-		sim_run(sim, r->schedule, &sr, NULL);
-		if (!sched_milp_point(sm, r->schedule, &sr, start)) {
-			free(start);
-			start = NULL;   /* outside the model (e.g. not FIFO): no start */
+	enum status st;
+	if (o->formulation != CHOOSE_AUTO) {
+		st = milp_pass(in, g, (enum formulation)o->formulation, b, o,
+			       remaining(o, t0), true, sim, r, err);
+	} else {
+		double share = o->time_limit > 0 ? remaining(o, t0) / 3 : 0;
+		st = milp_pass(in, g, FORM_DISJUNCTIVE, b, o, share, true, sim, r, err);
+		if (!st && r->bound < r->objective) {
+			long size = time_indexed_size(g, horizon_of(in, r->objective));
+			enum formulation next = size > 0 && size <= AUTO_TIME_INDEXED_MAX ?
+				FORM_TIME_INDEXED : FORM_DISJUNCTIVE;
+			st = milp_pass(in, g, next, b, o, remaining(o, t0), false, sim, r, err);
+			r->formulation = next == FORM_TIME_INDEXED ?
+				"disjunctive, then time-indexed" : "disjunctive";
 		}
 	}
-	double left = o->time_limit > 0 ? o->time_limit - (now() - t0) : 0;
-	if (!st && o->time_limit > 0 && left < 0.05)
-		left = 0.05;
-	if (!st)
-		st = run_backend(b, sm, start, o, left, sim, &a, err);
-	if (!st)
-		st = absorb(r, &a, b, err);
-	if (!st) {
-		if (o->cross_check)
-			st = cross_check(b, sm, start, o, left, sim, &a, r, err);
-	}
-	attempt_release(&a);
-	free(start);
-	sched_milp_free(sm);
 	opgraph_free(g);
 	return st;
 }
