@@ -25,6 +25,7 @@ static const char usage_text[] =
 	"  --time-limit S           wall-clock seconds for the whole solve (default 60)\n"
 	"  --threads N              solver threads (default 1)\n"
 	"  --cross-check            also solve with the other solver; fail if they disagree\n"
+	"  --always-milp            solve the MILP even when a heuristic meets the bound\n"
 	"  --start FILE             an extra candidate schedule (json or torch csv)\n"
 	"  --write-lp FILE          write the MILP in CPLEX LP format\n"
 	"  --write-mps FILE         write the MILP in free MPS format\n"
@@ -46,6 +47,7 @@ static int parse(int argc, char **argv, struct solve_opts *o)
 		{"time-limit", required_argument, 0, 't'},
 		{"threads", required_argument, 0, 'T'},
 		{"cross-check", no_argument, 0, 'c'},
+		{"always-milp", no_argument, 0, 'A'},
 		{"start", required_argument, 0, 'S'},
 		{"write-lp", required_argument, 0, 'L'},
 		{"write-mps", required_argument, 0, 'M'},
@@ -86,6 +88,7 @@ static int parse(int argc, char **argv, struct solve_opts *o)
 				return cli_usage("solve", "--threads needs 1 to 256");
 			break;
 		case 'c': o->x.cross_check = true; break;
+		case 'A': o->x.always_milp = true; break;
 		case 'S': o->start = optarg; break;
 		case 'L': o->x.write_lp = optarg; break;
 		case 'M': o->x.write_mps = optarg; break;
@@ -117,10 +120,11 @@ static json_t *certificate(const struct instance *in, const struct exact_result 
 {
 	char digest[65];
 	instance_digest(in, digest);
-	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:f,s:I,s:f,s:{s:b,s:b,s:s},s:b}",
+	return json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:I,s:f,s:I,s:f,s:{s:b,s:b,s:s},s:b}",
 		"instance_sha256", digest,
 		"certified_by", r->certified_by ? r->certified_by : "none",
 		"solver", r->solved ? r->solver : "none",
+		"solver_version", r->solved ? r->solver_version : "none",
 		"formulation", r->solved ? r->formulation : "none",
 		"objective", (json_int_t)r->objective, "bound", (json_int_t)r->bound,
 		"gap", r->gap, "nodes", (json_int_t)r->nodes, "seconds", r->seconds,

@@ -141,7 +141,7 @@ static enum status run_backend(const struct solver_backend *b,
 		.abs_gap = 0.999, .start = start, .verbose = o->verbose,
 		.progress = o->progress, .progress_ctx = o->progress_ctx};
 	memset(a, 0, sizeof *a);
-	if (b->solve(sm->milp, &so, &a->res, err))
+	if (solver_solve_isolated(b, sm->milp, &so, &a->res, err))
 		return STATUS_ERROR;
 	if (!a->res.has_solution)
 		return STATUS_OK;

@@ -57,6 +57,15 @@ struct solver_backend {
 			     struct solver_result *r, struct error *err);
 };
 
+/* Run b->solve in a child process (isolate.c): a crash or a solver that
+ * overruns its time limit (killed after a grace period: outcome
+ * time_limit, nothing known) cannot take the caller down, and solves in
+ * different threads cannot share solver state. */
+enum status solver_solve_isolated(const struct solver_backend *b,
+				  const struct milp *m,
+				  const struct solver_options *o,
+				  struct solver_result *r, struct error *err);
+
 /* Registry. solver_find returns NULL for an unknown name. */
 int solver_count(void);
 const struct solver_backend *solver_at(int i);

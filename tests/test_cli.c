@@ -1629,6 +1629,144 @@ static void test_zb_auto_certified(void **state)
 	run_free(&r);
 }
 
+/* ---- pipeopt solve -------------------------------------------------------- */
+
+#include "brute.h"
+
+/* Run a command line through the shell (for glpsol/cbc re-checks). */
+static bool have_program(const char *name)
+{
+	char cmd[256];
+	snprintf(cmd, sizeof cmd, "command -v %s > /dev/null 2>&1", name);
+	return system(cmd) == 0;
+}
+
+/* The fused example meets its bound (m+p-1)(F+B) = 88: certified by the
+ * bound, no MILP, with a certificate naming the instance by its digest. */
+static void test_solve_certified_by_bound(void **state)
+{
+	struct run r;
+	RUN(&r, "solve", FUSED, "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out), *c = get(j, "certificate");
+	assert_int_equal(get_int(j, "objective"), 88);
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_true(json_is_true(get(j, "certified")));
+	assert_string_equal(get_str(j, "certified_by"), "bound");
+	assert_int_equal(strlen(get_str(c, "instance_sha256")), 64);
+	assert_true(json_is_true(get(c, "certified")));
+	json_decref(j);
+	run_free(&r);
+}
+
+/* The MILP path on the tiny instance: the certified optimum equals the
+ * brute-force optimum, with both solvers; the exported LP and MPS models,
+ * solved by the glpsol and cbc programs, give the same optimum. */
+static void test_solve_milp_matches_brute_force(void **state)
+{
+	struct instance *in = NULL;
+	struct error err;
+	assert_int_equal(instance_read(TINY, &in, &err), STATUS_OK);
+	int64_t opt = brute_optimum(in, NULL);
+	instance_free(in);
+	static const char *const solvers[] = {"cbc", "glpk"};
+	for (int s = 0; s < 2; s++) {
+		struct run r;
+		RUN(&r, "solve", TINY, "--solver", solvers[s], "--always-milp",
+		    "--write-lp", tmp("t.lp"), "--write-mps", tmp("t.mps"), "--json");
+		assert_int_equal(r.status, 0);
+		json_t *j = parse_json(r.out);
+		assert_int_equal(get_int(j, "objective"), opt);
+		assert_true(json_is_true(get(j, "certified")));
+		assert_string_equal(get_str(j, "certified_by"), "solver");
+		assert_string_equal(get_str(j, "solver"), solvers[s]);
+		json_decref(j);
+		run_free(&r);
+	}
+	char cmd[1024], line[256];
+	bool found = false;
+	if (have_program("glpsol")) {
+		snprintf(cmd, sizeof cmd, "glpsol --lp %s -o %s > /dev/null && grep 'Objective' %s",
+			 tmp("t.lp"), tmp("glp.out"), tmp("glp.out"));
+		FILE *p = popen(cmd, "r");
+		while (p && fgets(line, sizeof line, p)) {
+			long long v;
+			if (sscanf(line, " Objective: obj = %lld", &v) == 1) {
+				assert_int_equal(v, opt);
+				found = true;
+			}
+		}
+		if (p)
+			pclose(p);
+		assert_true(found);
+	}
+	if (have_program("cbc")) {
+		found = false;
+		snprintf(cmd, sizeof cmd, "cbc %s solve 2>&1 | grep 'Objective value'", tmp("t.mps"));
+		FILE *p = popen(cmd, "r");
+		while (p && fgets(line, sizeof line, p)) {
+			double v;
+			if (sscanf(line, "Objective value: %lf", &v) == 1) {
+				assert_int_equal((long long)(v + 0.5), opt);
+				found = true;
+			}
+		}
+		if (p)
+			pclose(p);
+		assert_true(found);
+	}
+}
+
+/* --cross-check solves with both backends; they agree on the tiny case. */
+static void test_solve_cross_check(void **state)
+{
+	struct run r;
+	RUN(&r, "solve", TINY, "--always-milp", "--cross-check", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_string_equal(get_str(get(j, "cross_check"), "result"), "agreed");
+	assert_string_equal(get_str(get(get(j, "certificate"), "checks"), "cross_check"), "agreed");
+	json_decref(j);
+	run_free(&r);
+}
+
+/* A short time limit still returns a valid schedule and an honest status;
+ * -o writes it. */
+static void test_solve_time_limit_and_output(void **state)
+{
+	struct run r;
+	RUN(&r, "solve", ZB, "--always-milp", "--time-limit", "0.2", "-o", tmp("zb-sol.json"),
+	    "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	const char *st = get_str(j, "status");
+	assert_true(!strcmp(st, "optimal") || !strcmp(st, "time_limit") || !strcmp(st, "feasible"));
+	assert_true(get_int(j, "bound") <= get_int(j, "objective"));
+	assert_true(get_int(j, "objective") <= 424929 || !strcmp(st, "time_limit"));
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "simulate", ZB, "--schedule", tmp("zb-sol.json"), "--json");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+}
+
+static void test_solve_usage(void **state)
+{
+	struct run r;
+	RUN(&r, "solve", TINY, "--solver", "gurobi");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "solve", TINY, "--formulation", "magic");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "solve", TINY, "--time-limit", "-3");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "solve", "datasets/bad/malformed.json");
+	assert_failed(&r, NEEDLES("malformed.json", "line"));
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1666,6 +1804,11 @@ int main(void)
 		cmocka_unit_test(test_program_file_errors),
 		cmocka_unit_test(test_families_all_listed),
 		cmocka_unit_test(test_zb_auto_certified),
+		cmocka_unit_test(test_solve_certified_by_bound),
+		cmocka_unit_test(test_solve_milp_matches_brute_force),
+		cmocka_unit_test(test_solve_cross_check),
+		cmocka_unit_test(test_solve_time_limit_and_output),
+		cmocka_unit_test(test_solve_usage),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -1,0 +1,168 @@
+/*
+ * Running a backend in a child process. CBC 2.10 keeps process-wide state
+ * (two solves in one process can corrupt each other), can crash when its
+ * time limit strikes during preprocessing (CglPreProcess::postProcess),
+ * and does not interrupt its initial LP at the time limit. A child process
+ * contains all three: the parent waits at most the time limit plus a
+ * grace period, then kills the child and reports the time limit; a crash
+ * becomes an error message instead of taking pipeopt down.
+ *
+ * The child writes its result through a pipe: a fixed header, then the
+ * solution vector.
+ */
+#include "solvers/solver.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+struct wire {
+	int status;           /* enum status of the solve call */
+	int outcome;
+	int has_solution;
+	double objective, bound, seconds;
+	long nodes;
+	int ncols;
+	char msg[512];
+};
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static bool write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+static void child(int fd, const struct solver_backend *b, const struct milp *m,
+		  const struct solver_options *o)
+{
+	struct solver_result r = {0};
+	struct error err = {{0}};
+	struct wire w = {0};
+	w.status = b->solve(m, o, &r, &err);
+	w.outcome = r.outcome;
+	w.has_solution = r.has_solution && r.x;
+	w.objective = r.objective;
+	w.bound = r.bound;
+	w.seconds = r.seconds;
+	w.nodes = r.nodes;
+	w.ncols = m->ncols;
+	memcpy(w.msg, err.msg, sizeof w.msg);
+	bool ok = write_all(fd, &w, sizeof w);
+	if (ok && w.has_solution)
+		ok = write_all(fd, r.x, m->ncols * sizeof(double));
+	solver_result_release(&r);
+	close(fd);
+	_exit(ok ? 0 : 3);
+}
+
+/* Read exactly len bytes before the deadline; false on timeout/EOF. */
+static bool read_until(int fd, void *buf, size_t len, double deadline)
+{
+	char *p = buf;
+	while (len > 0) {
+		double left = deadline - now();
+		if (left <= 0)
+			return false;
+		struct pollfd pfd = {fd, POLLIN, 0};
+		int rc = poll(&pfd, 1, (int)(left * 1000) + 1);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc <= 0)
+			return false;
+		ssize_t n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= (size_t)n;
+	}
+	return true;
+}
+
+enum status solver_solve_isolated(const struct solver_backend *b,
+				  const struct milp *m, const struct solver_options *o,
+				  struct solver_result *r, struct error *err)
+{
+	int fds[2];
+	double t0 = now();
+	memset(r, 0, sizeof *r);
+	fflush(stdout);
+	fflush(stderr);
+	if (pipe(fds))
+		return err_set(err, "%s: cannot create a pipe: %s", b->name, strerror(errno));
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return err_set(err, "%s: cannot fork: %s", b->name, strerror(errno));
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		child(fds[1], b, m, o);
+	}
+	close(fds[1]);
+	/* the solver's own limit first; then a grace period for it to stop */
+	double grace = o->time_limit > 0 ? 2.0 + 0.1 * o->time_limit : 0;
+	double deadline = o->time_limit > 0 ? t0 + o->time_limit + grace : INFINITY;
+	struct wire w;
+	bool got = read_until(fds[0], &w, sizeof w, deadline);
+	if (got && w.has_solution) {
+		r->x = malloc(m->ncols * sizeof(double));
+		got = r->x && read_until(fds[0], r->x, m->ncols * sizeof(double), deadline);
+	}
+	close(fds[0]);
+	int wstatus = 0;
+	if (!got)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
+		;
+	r->seconds = now() - t0;
+	if (!got) {
+		free(r->x);
+		r->x = NULL;
+		if (now() >= deadline) {
+			r->outcome = OUTCOME_TIME_LIMIT;
+			r->bound = -INFINITY;
+			return STATUS_OK;   /* stopped at the limit, nothing known */
+		}
+		if (WIFSIGNALED(wstatus))
+			return err_set(err, "%s crashed (signal %d) while solving", b->name,
+				       WTERMSIG(wstatus));
+		return err_set(err, "%s: the solver process ended without a result", b->name);
+	}
+	if (w.status != STATUS_OK) {
+		free(r->x);
+		r->x = NULL;
+		return err_set(err, "%s", w.msg);
+	}
+	r->outcome = (enum outcome)w.outcome;
+	r->has_solution = w.has_solution;
+	r->objective = w.objective;
+	r->bound = w.bound;
+	r->nodes = w.nodes;
+	return STATUS_OK;
+}
