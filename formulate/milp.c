@@ -141,7 +141,8 @@ enum status milp_check(const struct milp *m, struct error *err)
 	}
 	for (int i = 0; i < m->nrows; i++) {
 		const struct milp_row *r = &m->rows[i];
-		if (isnan(r->lb) || isnan(r->ub) || r->lb > r->ub)
+		if (isnan(r->lb) || isnan(r->ub) || r->lb > r->ub ||
+		    r->lb >= MILP_INF || r->ub <= -MILP_INF)
 			return err_set(err, "milp: row '%s' has bounds [%g, %g]", r->name,
 				       r->lb, r->ub);
 		for (int k = r->start; k < r->start + r->len; k++)
@@ -195,6 +196,8 @@ int milp_binaries(const struct milp *m)
 
 /* ---- CPLEX LP --------------------------------------------------------- */
 
+#define OFFSET_COL "objective_constant"
+
 static void lp_term(FILE *f, double v, const char *name, int *col)
 {
 	int n = fprintf(f, " %s %.17g %s", v < 0 ? "-" : "+", fabs(v), name);
@@ -212,8 +215,10 @@ enum status milp_write_lp(const struct milp *m, FILE *f, struct error *err)
 	for (int j = 0; j < m->ncols; j++)
 		if (m->cols[j].obj != 0)
 			lp_term(f, m->cols[j].obj, m->cols[j].name, &col);
+	/* A constant in the objective is not read alike by every LP reader,
+	 * so it becomes a column fixed at 1 with the constant as its cost. */
 	if (m->obj_offset != 0)
-		fprintf(f, " + %.17g", m->obj_offset);   /* constant, LP allows it */
+		lp_term(f, m->obj_offset, OFFSET_COL, &col);
 	fprintf(f, "\nSubject To\n");
 	for (int i = 0; i < m->nrows; i++) {
 		const struct milp_row *r = &m->rows[i];
@@ -248,6 +253,8 @@ enum status milp_write_lp(const struct milp *m, FILE *f, struct error *err)
 		}
 	}
 	fprintf(f, "Bounds\n");
+	if (m->obj_offset != 0)
+		fprintf(f, " %s = 1\n", OFFSET_COL);
 	for (int j = 0; j < m->ncols; j++) {
 		const struct milp_col *c = &m->cols[j];
 		if (c->lb <= -MILP_INF && c->ub >= MILP_INF)
@@ -275,7 +282,7 @@ enum status milp_write_lp(const struct milp *m, FILE *f, struct error *err)
 
 enum status milp_write_mps(const struct milp *m, FILE *f, struct error *err)
 {
-	fprintf(f, "NAME pipeopt\nROWS\n N obj\n");
+	fprintf(f, "NAME pipeopt FREE\nROWS\n N obj\n");
 	for (int i = 0; i < m->nrows; i++) {
 		const struct milp_row *r = &m->rows[i];
 		bool lo = r->lb > -MILP_INF, hi = r->ub < MILP_INF;
@@ -323,12 +330,14 @@ enum status milp_write_mps(const struct milp *m, FILE *f, struct error *err)
 	}
 	if (in_int)
 		fprintf(f, " MARKER 'MARKER' 'INTEND'\n");
+	/* the objective constant, as a column fixed at 1 (readers disagree on
+	 * the sign of a right-hand side on the objective row) */
+	if (m->obj_offset != 0)
+		fprintf(f, " %s obj %.17g\n", OFFSET_COL, m->obj_offset);
 	free(count);
 	free(at);
 	free(rowof);
 	fprintf(f, "RHS\n");
-	if (m->obj_offset != 0)
-		fprintf(f, " rhs obj %.17g\n", -m->obj_offset);
 	for (int i = 0; i < m->nrows; i++) {
 		const struct milp_row *r = &m->rows[i];
 		bool lo = r->lb > -MILP_INF, hi = r->ub < MILP_INF;
@@ -343,6 +352,8 @@ enum status milp_write_mps(const struct milp *m, FILE *f, struct error *err)
 			fprintf(f, " rng %s %.17g\n", r->name, r->ub - r->lb);
 	}
 	fprintf(f, "BOUNDS\n");
+	if (m->obj_offset != 0)
+		fprintf(f, " FX bnd %s 1\n", OFFSET_COL);
 	for (int j = 0; j < m->ncols; j++) {
 		const struct milp_col *c = &m->cols[j];
 		if (c->lb <= -MILP_INF && c->ub >= MILP_INF) {

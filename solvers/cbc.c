@@ -8,9 +8,14 @@
  * single solve. Time spent waiting for the mutex counts against the time
  * limit, which is wall clock ("timeMode elapsed"; CBC's default is CPU time).
  *
- * A model without integer columns takes CBC's LP path (Clp's initialSolve),
- * where Cbc_isProvenInfeasible means primal *or* dual infeasible; the primal
- * case is told apart with Cbc_isInitialSolveProvenPrimalInfeasible.
+ * With a start and a time limit CBC's preprocessor is off, and a feasible
+ * start is never reported infeasible: CBC 2.10.8 crashes or misreports
+ * otherwise (see cbc_configure and cbc_fill).
+ *
+ * A model without integer columns takes CBC's LP path (Clp's initialSolve,
+ * no time limit, no nodes), where Cbc_isProvenInfeasible means primal *or*
+ * dual infeasible; the primal case is told apart with
+ * Cbc_isInitialSolveProvenPrimalInfeasible.
  *
  * CBC has no objective constant in its C interface, so obj_offset is added
  * to the objective and bound here. Integer columns of the solution are
@@ -144,8 +149,16 @@ static enum status cbc_data_init(struct cbc_data *d, const struct milp *m,
 	return cbc_transpose(d, m, err);
 }
 
-/* Options into the model. The start gives the integer columns only: CBC
- * fixes them and solves an LP for the rest (Cbc_setMIPStartI). */
+/*
+ * Options into the model. The start gives the integer columns only: CBC
+ * fixes them and solves an LP for the rest (Cbc_setMIPStartI). With a start
+ * and a time limit the preprocessor is off: when the limit strikes while
+ * CBC preprocesses or takes in the start, and the start meets the LP bound,
+ * CBC 2.10.8 segfaults in CglPreProcess::postProcess (datasets' zb-1p
+ * example, limits 0.03 to 0.15 s) or calls the model infeasible (a 30x30
+ * assignment whose optimum is the start, 0.008 to 0.011 s). Of the options
+ * tried, only turning preprocessing off avoids both.
+ */
 static void cbc_configure(Cbc_Model *cm, const struct cbc_data *d,
 			  const struct solver_options *o, double t0)
 {
@@ -172,6 +185,8 @@ static void cbc_configure(Cbc_Model *cm, const struct cbc_data *d,
 			v[k] = round(o->start[d->ints[k]]);
 		Cbc_setMIPStartI(cm, d->nints, d->ints, v);
 		free(v);
+		if (o->time_limit > 0)
+			Cbc_setParameter(cm, "preprocess", "off");
 	}
 }
 
@@ -228,20 +243,34 @@ static enum outcome cbc_outcome(Cbc_Model *cm, bool lp_only, bool *exact)
 	return have ? OUTCOME_FEASIBLE : OUTCOME_NO_SOLUTION;
 }
 
+/*
+ * What CBC found, into r. `start` is the caller's start if it is feasible,
+ * else NULL: CBC 2.10 can call a feasible model infeasible when its time
+ * limit strikes just after a MIP start set the cutoff (seen with the
+ * preprocessor on, which cbc_configure turns off for that case). A feasible
+ * start refutes that verdict and becomes the solution, bound unknown.
+ */
 static enum status cbc_fill(Cbc_Model *cm, const struct milp *m, bool lp_only,
-			    struct solver_result *r, struct error *err)
+			    const double *start, struct solver_result *r,
+			    struct error *err)
 {
 	bool exact;
 	r->outcome = cbc_outcome(cm, lp_only, &exact);
 	r->nodes = lp_only ? 0 : Cbc_getNodeCount(cm);
 	double bound = lp_only ? -DBL_MAX : Cbc_getBestPossibleObjValue(cm);
 	r->bound = fabs(bound) >= MILP_INF ? -INFINITY : bound + m->obj_offset;
-	if (r->outcome == OUTCOME_INFEASIBLE || r->outcome == OUTCOME_UNBOUNDED) {
+	const double *x;
+	if (r->outcome == OUTCOME_INFEASIBLE && start) {
+		r->outcome = Cbc_isSecondsLimitReached(cm) ? OUTCOME_TIME_LIMIT :
+							     OUTCOME_FEASIBLE;
+		r->bound = -INFINITY;
+		x = start;
+	} else if (r->outcome == OUTCOME_INFEASIBLE || r->outcome == OUTCOME_UNBOUNDED) {
 		r->bound = r->outcome == OUTCOME_INFEASIBLE ? INFINITY : -INFINITY;
 		return STATUS_OK;
+	} else {
+		x = lp_only ? (exact ? Cbc_getColSolution(cm) : NULL) : Cbc_bestSolution(cm);
 	}
-	const double *x = lp_only ? (exact ? Cbc_getColSolution(cm) : NULL) :
-				    Cbc_bestSolution(cm);
 	if (!x)
 		return STATUS_OK;
 	r->x = malloc(m->ncols * sizeof *r->x);
@@ -250,7 +279,8 @@ static enum status cbc_fill(Cbc_Model *cm, const struct milp *m, bool lp_only,
 	for (int c = 0; c < m->ncols; c++)
 		r->x[c] = m->cols[c].integer ? round(x[c]) : x[c];
 	r->has_solution = true;
-	r->objective = Cbc_getObjValue(cm) + m->obj_offset;
+	r->objective = x == start ? milp_objective(m, r->x) :
+				    Cbc_getObjValue(cm) + m->obj_offset;
 	if (exact || r->bound > r->objective)
 		r->bound = r->objective;
 	return STATUS_OK;
@@ -259,9 +289,10 @@ static enum status cbc_fill(Cbc_Model *cm, const struct milp *m, bool lp_only,
 /* Build, solve, read back, delete: all of it under the lock. */
 static enum status cbc_run(const struct milp *m, const struct cbc_data *d,
 			   const struct solver_options *o, double t0,
-			   struct solver_result *r, struct error *err)
+			   const double *start, struct solver_result *r,
+			   struct error *err)
 {
-	//LOCK
+	pthread_mutex_lock(&cbc_lock);
 	Cbc_Model *cm = Cbc_newModel();
 	Cbc_loadProblem(cm, m->ncols, m->nrows, d->start, d->index, d->value,
 			d->clb, d->cub, d->obj, d->rlb, d->rub);
@@ -271,9 +302,9 @@ static enum status cbc_run(const struct milp *m, const struct cbc_data *d,
 	int saved = cbc_log_to_stderr(o->verbose);
 	Cbc_solve(cm);
 	cbc_log_restore(saved);
-	enum status st = cbc_fill(cm, m, d->nints == 0, r, err);
+	enum status st = cbc_fill(cm, m, d->nints == 0, start, r, err);
 	Cbc_deleteModel(cm);
-	//UNLOCK
+	pthread_mutex_unlock(&cbc_lock);
 	return st;
 }
 
@@ -290,8 +321,10 @@ static enum status cbc_solve(const struct milp *m, const struct solver_options *
 		return err_prefix(err, "cbc");
 	struct cbc_data d;
 	enum status st = cbc_data_init(&d, m, err);
+	const double *start = o->start && d.nints > 0 &&
+			      milp_feasible(m, o->start, 1e-6, NULL) ? o->start : NULL;
 	if (!st)
-		st = cbc_run(m, &d, o, t0, r, err);
+		st = cbc_run(m, &d, o, t0, start, r, err);
 	cbc_data_release(&d);
 	r->seconds = now() - t0;
 	if (st) {

@@ -18,8 +18,11 @@
  * but not feasibility, so the start is checked here first. The best bound
  * exists only inside the callback, which records it.
  *
- * The progress callback is called from the worker thread while the caller
- * waits for it, and once more from the caller at the end.
+ * GLPK is single-threaded: options.threads is ignored. The objective offset
+ * is GLPK's constant term (column 0), so objective values, node bounds and
+ * the relative gap all include it. The progress callback is called from the
+ * worker thread while the caller waits for it (on each new incumbent and at
+ * most once a second otherwise), and once more from the caller at the end.
  */
 #include "solvers/solver.h"
 
@@ -38,6 +41,9 @@
 #endif
 
 #define PROGRESS_EVERY 1.0   /* seconds between progress calls from the search */
+
+/* What a step returns before there is an outcome. */
+enum { STEP_INTOPT = -1, STEP_PRESOLVE = -2, STEP_BUG = -3 };
 
 struct glpk_job {
 	const struct milp *m;
@@ -215,8 +221,9 @@ static int glpk_ms_left(const struct glpk_job *j)
 	return ms < 1 ? 1 : ms > INT_MAX / 2 ? INT_MAX / 2 : (int)ceil(ms);
 }
 
-/* With a start: the root LP by glp_simplex, presolver off. Returns -1 to go
- * on to glp_intopt, or the outcome it already settled. */
+/* With a start: the root LP by glp_simplex, presolver off. Returns
+ * STEP_INTOPT to go on, STEP_PRESOLVE to start over without the start, or
+ * the outcome it settled. */
 static int glpk_root_lp(struct glpk_job *j, glp_prob *lp)
 {
 	glp_smcp s;
@@ -227,17 +234,17 @@ static int glpk_root_lp(struct glpk_job *j, glp_prob *lp)
 	if (rc == GLP_ETMLIM)
 		return OUTCOME_TIME_LIMIT;
 	if (rc != 0)
-		return -2;   /* numerical trouble: retry with the presolver */
+		return STEP_PRESOLVE;   /* numerical trouble */
 	switch (glp_get_status(lp)) {
-	case GLP_OPT: return -1;
+	case GLP_OPT: return STEP_INTOPT;
 	case GLP_NOFEAS: return OUTCOME_INFEASIBLE;
 	case GLP_UNBND: return OUTCOME_UNBOUNDED;
-	default: return -2;
+	default: return STEP_PRESOLVE;
 	}
 }
 
-/* The outcome of glp_intopt's return code; *exact when an optimum is
- * proven without a gap tolerance. */
+/* The outcome of glp_intopt's return code (or STEP_BUG); *exact when an
+ * optimum is proven without a gap tolerance. */
 static int glpk_outcome(struct glpk_job *j, glp_prob *lp, int rc, bool *exact)
 {
 	int st = glp_mip_status(lp);
@@ -259,7 +266,7 @@ static int glpk_outcome(struct glpk_job *j, glp_prob *lp, int rc, bool *exact)
 			return OUTCOME_OPTIMAL;
 		return have ? OUTCOME_FEASIBLE : OUTCOME_NO_SOLUTION;
 	case GLP_EBOUND: case GLP_EROOT:
-		return -1;   /* a bug here, not in the model */
+		return STEP_BUG;   /* in this file, not in the model */
 	default:         /* GLP_EFAIL: the LP solver gave up in the search */
 		return have ? OUTCOME_FEASIBLE : OUTCOME_NO_SOLUTION;
 	}
@@ -311,20 +318,15 @@ static enum status glpk_run(struct glpk_job *j)
 		j->r->bound = INFINITY;
 		return STATUS_OK;
 	}
-	int outcome = -2, rc = 0;
+	int outcome = j->start ? glpk_root_lp(j, lp) : STEP_PRESOLVE, rc = 0;
 	bool exact = false;
-	if (j->start) {
-		outcome = glpk_root_lp(j, lp);
-		if (outcome == -1)
-			rc = glpk_intopt(j, lp, false);
-	}
-	if (outcome == -2) {
-		j->offered = true;   /* the presolved problem cannot take it */
-		rc = glpk_intopt(j, lp, true);
-	}
-	if (outcome < 0)
+	if (outcome == STEP_PRESOLVE)
+		j->offered = true;   /* the presolved problem cannot take the start */
+	if (outcome == STEP_INTOPT || outcome == STEP_PRESOLVE) {
+		rc = glpk_intopt(j, lp, outcome == STEP_PRESOLVE);
 		outcome = glpk_outcome(j, lp, rc, &exact);
-	enum status st = outcome < 0 ?
+	}
+	enum status st = outcome == STEP_BUG ?
 		err_set(j->err, "glpk: glp_intopt failed with code %d", rc) :
 		glpk_fill(j, lp, outcome, exact);
 	glp_delete_prob(lp);
