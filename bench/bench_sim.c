@@ -11,15 +11,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "sched/clock.h"
 #include "sched/family.h"
 #include "sched/sim.h"
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int bench_cell(int p, int m, double seconds)
 {
@@ -40,7 +35,7 @@ static int bench_cell(int p, int m, double seconds)
 	struct sim *sim = sim_new(in);
 	struct sim_result r;
 	long runs = 0;
-	double t0 = now(), t;
+	double t0 = clock_seconds(), t;
 	int64_t check = 0;
 	do {
 		for (int i = 0; i < 8; i++, runs++) {
@@ -50,7 +45,7 @@ static int bench_cell(int p, int m, double seconds)
 			}
 			check += r.makespan;
 		}
-		t = now() - t0;
+		t = clock_seconds() - t0;
 	} while (t < seconds);
 	double ops = (double)inst_nops(in) * (double)runs;
 	printf("| %3d | %5d | %8d | %7ld | %7.1f | %7.1f |\n", p, m, inst_nops(in),

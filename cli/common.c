@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sched/clock.h"
 #include "sched/family.h"
 #include "sched/fileio.h"
 #include "sched/lang.h"
@@ -46,9 +47,7 @@ void cli_print_json(json_t *obj)
 
 double cli_now(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+	return clock_seconds();
 }
 
 static const char *const format_names[] = {

@@ -33,19 +33,28 @@ static char *vformat(const char *fmt, va_list ap)
 	return strdup(buf);
 }
 
+/* Room for one more element in *arr (of *cap), doubling; false (and the
+ * model marked failed) when memory runs out. */
+static bool grow(struct milp *m, void **arr, int *cap, int n, size_t elem)
+{
+	if (n < *cap)
+		return true;
+	int c = *cap ? 2 * *cap : 256;
+	void *p = realloc(*arr, (size_t)c * elem);
+	if (!p) {
+		m->failed = true;
+		return false;
+	}
+	*arr = p;
+	*cap = c;
+	return true;
+}
+
 int milp_add_col(struct milp *m, double lb, double ub, double obj,
 		 bool integer, const char *fmt, ...)
 {
-	if (m->ncols == m->col_cap) {
-		int cap = m->col_cap ? 2 * m->col_cap : 256;
-		struct milp_col *c = realloc(m->cols, cap * sizeof *c);
-		if (!c) {
-			m->failed = true;
-			return -1;
-		}
-		m->cols = c;
-		m->col_cap = cap;
-	}
+	if (!grow(m, (void **)&m->cols, &m->col_cap, m->ncols, sizeof *m->cols))
+		return -1;
 	va_list ap;
 	va_start(ap, fmt);
 	char *name = vformat(fmt, ap);
@@ -80,16 +89,8 @@ static bool reserve_nz(struct milp *m, long extra)
 int milp_add_row(struct milp *m, int len, const int *col, const double *val,
 		 double lb, double ub, const char *fmt, ...)
 {
-	if (m->nrows == m->row_cap) {
-		int cap = m->row_cap ? 2 * m->row_cap : 256;
-		struct milp_row *r = realloc(m->rows, cap * sizeof *r);
-		if (!r) {
-			m->failed = true;
-			return -1;
-		}
-		m->rows = r;
-		m->row_cap = cap;
-	}
+	if (!grow(m, (void **)&m->rows, &m->row_cap, m->nrows, sizeof *m->rows))
+		return -1;
 	if (!reserve_nz(m, len))
 		return -1;
 	long start = m->nnz;

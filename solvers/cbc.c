@@ -26,6 +26,8 @@
  */
 #include "solvers/solver.h"
 
+#include "sched/clock.h"
+
 #include <coin/Cbc_C_Interface.h>
 #include <float.h>
 #include <math.h>
@@ -53,12 +55,6 @@ struct cbc_data {
 
 static pthread_mutex_t cbc_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 static double cbc_inf(double v)
 {
@@ -164,7 +160,7 @@ static void cbc_configure(Cbc_Model *cm, const struct cbc_data *d,
 {
 	Cbc_setLogLevel(cm, o->verbose ? 1 : 0);
 	if (o->time_limit > 0) {
-		double left = o->time_limit - (now() - t0);
+		double left = o->time_limit - (clock_seconds() - t0);
 		Cbc_setMaximumSeconds(cm, left > 1e-3 ? left : 1e-3);
 		Cbc_setParameter(cm, "timeMode", "elapsed");
 	}
@@ -312,7 +308,7 @@ static enum status cbc_solve(const struct milp *m, const struct solver_options *
 			     struct solver_result *r, struct error *err)
 {
 	static const struct solver_options defaults = {.threads = 1};
-	double t0 = now();
+	double t0 = clock_seconds();
 	if (!o)
 		o = &defaults;
 	*r = (struct solver_result){.outcome = OUTCOME_NO_SOLUTION,
@@ -326,7 +322,7 @@ static enum status cbc_solve(const struct milp *m, const struct solver_options *
 	if (!st)
 		st = cbc_run(m, &d, o, t0, start, r, err);
 	cbc_data_release(&d);
-	r->seconds = now() - t0;
+	r->seconds = clock_seconds() - t0;
 	if (st) {
 		solver_result_release(r);
 		r->has_solution = false;

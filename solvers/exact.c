@@ -16,18 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sched/bound.h"
+#include "sched/clock.h"
 #include "sched/family.h"
 #include "sched/sim.h"
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One micro-batch after another, each in dependency order: never
  * deadlocks, holds one micro-batch per device at a time. */
@@ -280,7 +274,7 @@ static double remaining(const struct exact_options *o, double t0)
 {
 	if (o->time_limit <= 0)
 		return 0;   /* no limit */
-	double left = o->time_limit - (now() - t0);
+	double left = o->time_limit - (clock_seconds() - t0);
 	return left < 0.05 ? 0.05 : left;
 }
 
@@ -327,7 +321,7 @@ static enum status solve_milp(const struct instance *in, const struct exact_opti
 enum status exact_solve(const struct instance *in, const struct exact_options *o,
 			struct exact_result *r, struct error *err)
 {
-	double t0 = now();
+	double t0 = clock_seconds();
 	struct bounds lb;
 	memset(r, 0, sizeof *r);
 	r->cross_check = "not run";
@@ -366,7 +360,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 			"time_limit" : "feasible";
 	}
 	r->gap = r->objective > 0 ? (double)(r->objective - r->bound) / (double)r->objective : 0;
-	r->seconds = now() - t0;
+	r->seconds = clock_seconds() - t0;
 	return STATUS_OK;
 }
 

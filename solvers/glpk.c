@@ -26,6 +26,8 @@
  */
 #include "solvers/solver.h"
 
+#include "sched/clock.h"
+
 #include <glpk.h>
 #include <limits.h>
 #include <math.h>
@@ -66,12 +68,6 @@ struct glpk_job {
 	double progress_at;       /* seconds since t0 of the last progress call */
 };
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
 
 /* ---- running GLPK in a worker thread ------------------------------------ */
 
@@ -178,7 +174,7 @@ static glp_prob *glpk_load(struct glpk_job *j)
 
 static void glpk_progress(struct glpk_job *j, glp_prob *p, bool force)
 {
-	double t = now() - j->t0;
+	double t = clock_seconds() - j->t0;
 	if (!j->o->progress || (!force && t - j->progress_at < PROGRESS_EVERY))
 		return;
 	j->progress_at = t;
@@ -217,7 +213,7 @@ static int glpk_ms_left(const struct glpk_job *j)
 {
 	if (j->o->time_limit <= 0)
 		return INT_MAX;
-	double ms = 1000.0 * (j->o->time_limit - (now() - j->t0));
+	double ms = 1000.0 * (j->o->time_limit - (clock_seconds() - j->t0));
 	return ms < 1 ? 1 : ms > INT_MAX / 2 ? INT_MAX / 2 : (int)ceil(ms);
 }
 
@@ -380,7 +376,7 @@ static enum status glpk_solve(const struct milp *m, const struct solver_options 
 {
 	static const struct solver_options defaults = {.threads = 1};
 	struct glpk_job j = {.m = m, .o = o ? o : &defaults, .r = r, .err = err,
-			     .t0 = now(), .bound = -INFINITY, .progress_at = -INFINITY};
+			     .t0 = clock_seconds(), .bound = -INFINITY, .progress_at = -INFINITY};
 	*r = (struct solver_result){.outcome = OUTCOME_NO_SOLUTION,
 				    .objective = NAN, .bound = -INFINITY};
 	if (milp_check(m, err))
@@ -394,7 +390,7 @@ static enum status glpk_solve(const struct milp *m, const struct solver_options 
 	else if (!glpk_in_thread(glpk_worker, &j))
 		j.status = err_set(err, "glpk: cannot start a worker thread");
 	glpk_job_release(&j);
-	r->seconds = now() - j.t0;
+	r->seconds = clock_seconds() - j.t0;
 	if (j.status) {
 		solver_result_release(r);
 		r->has_solution = false;

@@ -12,6 +12,8 @@
  */
 #include "solvers/solver.h"
 
+#include "sched/clock.h"
+
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
@@ -20,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 struct wire {
@@ -33,12 +34,6 @@ struct wire {
 	char msg[512];
 };
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static bool write_all(int fd, const void *buf, size_t len)
 {
@@ -83,7 +78,7 @@ static bool read_until(int fd, void *buf, size_t len, double deadline)
 {
 	char *p = buf;
 	while (len > 0) {
-		double left = deadline - now();
+		double left = deadline - clock_seconds();
 		if (left <= 0)
 			return false;
 		struct pollfd pfd = {fd, POLLIN, 0};
@@ -108,7 +103,7 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 				  struct solver_result *r, struct error *err)
 {
 	int fds[2];
-	double t0 = now();
+	double t0 = clock_seconds();
 	memset(r, 0, sizeof *r);
 	fflush(stdout);
 	fflush(stderr);
@@ -140,11 +135,11 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 		kill(pid, SIGKILL);
 	while (waitpid(pid, &wstatus, 0) < 0 && errno == EINTR)
 		;
-	r->seconds = now() - t0;
+	r->seconds = clock_seconds() - t0;
 	if (!got) {
 		free(r->x);
 		r->x = NULL;
-		if (now() >= deadline) {
+		if (clock_seconds() >= deadline) {
 			r->outcome = OUTCOME_TIME_LIMIT;
 			r->bound = -INFINITY;
 			return STATUS_OK;   /* stopped at the limit, nothing known */
