@@ -8,46 +8,9 @@
 #include "test_helpers.h"
 
 #include "brute.h"
+#include "tiny_instances.h"
 #include "solvers/exact.h"
 #include "sched/sim.h"
-
-struct tiny {
-	const char *name;
-	const char *json;
-};
-
-/* Small enough to enumerate (see brute.h); varied on purpose: split and
- * fused, memory limits, comm, per-stage costs, interleaved and V
- * placements, a DAG, the span objective. */
-static const struct tiny tinies[] = {
-	{"chain2 split comm",
-	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":3,\"W\":1},\"comm\":1}"},
-	{"chain2 split mem",
-	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2,\"W\":1},"
-	 "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":3}}"},
-	{"chain3 fused uneven",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[3,1,2],\"B\":[2,4,1]},\"comm\":1}"},
-	{"chain3 split mem comm",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":2,"
-	 "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":4}}"},
-	{"chain2 fused m3 mem",
-	 "{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":1,\"B\":1},"
-	 "\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}"},
-	{"interleaved 2x2 fused",
-	 "{\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"interleaved\","
-	 "\"cost\":{\"F\":[1,2,1,2],\"B\":[2,2,1,3]},\"comm\":1}"},
-	{"v 2x2 fused",
-	 "{\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"v\","
-	 "\"cost\":{\"F\":1,\"B\":2},\"comm\":1}"},
-	{"diamond dag",
-	 "{\"devices\":3,\"microbatches\":2,\"placement\":[0,1,2,0],"
-	 "\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":[1,2,3,1],\"B\":[1,2,2,1]},\"comm\":1}"},
-	{"chain2 split span",
-	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2,\"W\":1},\"comm\":1,"
-	 "\"objective\":\"span\"}"},
-	{"chain3 split W=0",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":1,\"W\":0},\"comm\":0}"},
-};
 
 static void check_one(const struct tiny *t, const char *solver,
 		      enum formulation_choice form, int64_t opt)
@@ -77,15 +40,15 @@ static void check_one(const struct tiny *t, const char *solver,
 static void test_against_brute_force(void **state)
 {
 	static const char *const solvers[] = {"cbc", "glpk"};
-	for (size_t i = 0; i < sizeof tinies / sizeof tinies[0]; i++) {
-		struct instance *in = parse_instance_ok(tinies[i].json);
+	for (int i = 0; i < NTINY; i++) {
+		struct instance *in = parse_instance_ok(tiny_instances[i].json);
 		long evaluated = 0;
 		int64_t opt = brute_optimum(in, &evaluated);
 		instance_free(in);
 		assert_true(opt < INT64_MAX);
 		for (int s = 0; s < 2; s++) {
-			check_one(&tinies[i], solvers[s], CHOOSE_DISJUNCTIVE, opt);
-			check_one(&tinies[i], solvers[s], CHOOSE_TIME_INDEXED, opt);
+			check_one(&tiny_instances[i], solvers[s], CHOOSE_DISJUNCTIVE, opt);
+			check_one(&tiny_instances[i], solvers[s], CHOOSE_TIME_INDEXED, opt);
 		}
 	}
 }
@@ -111,7 +74,7 @@ static void test_certified_by_bound(void **state)
 /* Cross-checking runs the other backend; on a tiny instance they agree. */
 static void test_cross_check(void **state)
 {
-	struct instance *in = parse_instance_ok(tinies[3].json);
+	struct instance *in = parse_instance_ok(tiny_instances[3].json);   /* chain3 split mem comm */
 	struct exact_options o = {.solver = "cbc", .formulation = CHOOSE_DISJUNCTIVE,
 				  .time_limit = 30, .cross_check = true, .always_milp = true};
 	struct exact_result r;

@@ -13,6 +13,7 @@
 #include "test_helpers.h"
 
 #include "brute.h"
+#include "tiny_instances.h"
 #include "formulate/milp.h"
 #include "formulate/opgraph.h"
 #include "formulate/schedule_milp.h"
@@ -688,50 +689,17 @@ static void test_time_indexed_zero_length_positive_delta(void **state)
 
 /* ---- 5. solving the built models against brute force ------------------------------- */
 
-struct tiny {
-	const char *name;
-	const char *json;
-};
+/* Instance 0 is the tiny chain worked out by hand; then the shared ones. */
+static const char *tiny_name(int i)
+{
+	return i == 0 ? "tiny chain" : tiny_instances[i - 1].name;
+}
 
-/* Small enough to enumerate (brute.h). */
-static const struct tiny tinies[] = {
-	{"tiny chain", NULL},
-	{"chain2 split mem",
-	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2,\"W\":1},"
-	 "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":3}}"},
-	{"chain3 fused uneven",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[3,1,2],\"B\":[2,4,1]},\"comm\":1}"},
-	{"chain3 split mem comm",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":2,"
-	 "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":4}}"},
-	{"chain2 fused m3 mem",
-	 "{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":1,\"B\":1},"
-	 "\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}"},
-	{"interleaved 2x2 fused",
-	 "{\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"interleaved\","
-	 "\"cost\":{\"F\":[1,2,1,2],\"B\":[2,2,1,3]},\"comm\":1}"},
-	{"v 2x2 fused",
-	 "{\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"v\","
-	 "\"cost\":{\"F\":1,\"B\":2},\"comm\":1}"},
-	{"diamond dag",
-	 "{\"devices\":3,\"microbatches\":2,\"placement\":[0,1,2,0],"
-	 "\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":[1,2,3,1],\"B\":[1,2,2,1]},\"comm\":1}"},
-	{"chain2 m3 fused comm",
-	 "{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":[1,3],\"B\":[2,1]},\"comm\":2}"},
-	{"chain2 split span",
-	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2,\"W\":1},\"comm\":1,"
-	 "\"objective\":\"span\"}"},
-	{"chain3 fused span",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[3,1,2],\"B\":[2,4,1]},\"comm\":1,"
-	 "\"objective\":\"span\"}"},
-	{"chain3 split W=0",
-	 "{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":1,\"W\":0},\"comm\":0}"},
-};
-#define NTINIES (int)(sizeof tinies / sizeof tinies[0])
+#define NTINIES (NTINY + 1)
 
 static struct instance *tiny_instance(int i)
 {
-	return parse_instance_ok(tinies[i].json ? tinies[i].json : TINY_CHAIN);
+	return parse_instance_ok(i == 0 ? TINY_CHAIN : tiny_instances[i - 1].json);
 }
 
 static void solve_model(const struct solver_backend *b, const struct milp *m,
@@ -782,7 +750,7 @@ static void test_models_reach_brute_force_optimum(void **state)
 		assert_true(opt < INT64_MAX);
 		if (ub < opt)
 			fail_msg("%s: heuristic %lld below the brute-force optimum %lld",
-				 tinies[i].name, (long long)ub, (long long)opt);
+				 tiny_name(i), (long long)ub, (long long)opt);
 		struct opgraph *g = graph_ok(in);
 		for (int f = 0; f < NFORMS; f++) {
 			struct sched_milp *sm = build_ok(in, g, forms[f], horizon_for(in, ub), 0, ub);
@@ -790,7 +758,7 @@ static void test_models_reach_brute_force_optimum(void **state)
 				const struct solver_backend *b = solver_at(k);
 				struct solver_result r;
 				char what[160];
-				snprintf(what, sizeof what, "%s, %s", tinies[i].name,
+				snprintf(what, sizeof what, "%s, %s", tiny_name(i),
 					 formulation_name(forms[f]));
 				solve_model(b, sm->milp, &r, what);
 				if (r.outcome != OUTCOME_OPTIMAL || !r.has_solution ||
@@ -843,7 +811,7 @@ static void test_models_infeasible_below_optimum(void **state)
 			struct sched_milp *sm = sched_milp_build(in, g, forms[f], opt - 1, 0,
 								 opt - 1, &err);
 			char what[160];
-			snprintf(what, sizeof what, "%s, %s, horizon %lld", tinies[i].name,
+			snprintf(what, sizeof what, "%s, %s, horizon %lld", tiny_name(i),
 				 formulation_name(forms[f]), (long long)(opt - 1));
 			if (!sm) {
 				if (i == 0)
