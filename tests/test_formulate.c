@@ -474,6 +474,19 @@ static void test_point_fifo_and_not(void **state)
 		free(x);
 		sched_milp_free(sm);
 	}
+	/* beyond the horizon: at 16 (the critical path) the 1f1b schedule,
+	 * which ends later (the optimum is 18, test 5), lies outside both */
+	assert_int_equal(sim_run(sim, good, &sr, &err), STATUS_OK);
+	assert_true(sr.makespan > 16);
+	for (int f = 0; f < NFORMS; f++) {
+		struct sched_milp *sm = build_ok(in, g, forms[f], 16, 0, 16);
+		double *x = calloc(sm->milp->ncols, sizeof *x);
+		if (sched_milp_point(sm, good, &sr, x))
+			fail_msg("%s: a point beyond the horizon is accepted",
+				 formulation_name(forms[f]));
+		free(x);
+		sched_milp_free(sm);
+	}
 	schedule_free(good);
 	schedule_free(swapped);
 	sim_free(sim);
@@ -511,6 +524,11 @@ static const struct roundtrip_case roundtrips[] = {
 	{"chain3 span",
 	 "{\"devices\":3,\"microbatches\":3,\"cost\":{\"F\":2,\"B\":2,\"W\":1},\"comm\":1,"
 	 "\"objective\":\"span\"}",
+	 {"1f1b", "zb-h1", NULL}},
+	/* zero-length W's start together with the op after them: decoding must
+	 * put them first, as the simulated order does */
+	{"chain3 split W=0",
+	 "{\"devices\":3,\"microbatches\":3,\"cost\":{\"F\":2,\"B\":1,\"W\":0},\"comm\":1}",
 	 {"1f1b", "zb-h1", NULL}},
 };
 
@@ -592,8 +610,8 @@ static void test_point_decode_roundtrip(void **state)
 		opgraph_free(g);
 		instance_free(in);
 	}
-	/* at least the 13 required families and the 7 serial orders */
-	assert_true(checked >= 13 + 7);
+	/* at least the 15 required families and the 8 serial orders */
+	assert_true(checked >= 15 + 8);
 }
 
 /* ---- 4. the time-indexed model's size and refusals -------------------------------- */
@@ -689,17 +707,80 @@ static void test_time_indexed_zero_length_positive_delta(void **state)
 
 /* ---- 5. solving the built models against brute force ------------------------------- */
 
-/* Instance 0 is the tiny chain worked out by hand; then the shared ones. */
-static const char *tiny_name(int i)
+/*
+ * Memory limits that the window arcs do not capture, so that only the
+ * models' memory rows keep the solution valid (the shared instances'
+ * limits are all implied by their windows).
+ *
+ * "chain2 split mem B=0": deltas F 1, B 0, W -1, limit 1: K = 1 gives
+ * B(l,0) -> F(l,1), but F(l,1) must also wait for W(l,0) (1 + 0 + 1 > 1).
+ * Each device runs F B W F B W: F00 0-1, F10 2-3, B10 3-5, W10 5-6,
+ * B00 6-8, W00 8-9, F01 9-10, F11 11-12, B11 12-14, W11 14-15, B01 15-17,
+ * W01 17-18: optimum 18. Without the limit 12: the later B on stage 1
+ * starts >= 2 + 1 + 1 + 2 = 6 (device 1 first runs both F's and the other
+ * B, from F(0,x) 0-1 + comm), so stage 0's last B ends >= 8 + 1 + 2 = 11
+ * and its W >= 12; device 1 F10 B10 F11 B11 W10 W11 attains it. Brute
+ * force agrees on both.
+ * "interleaved 2x2 fused mem": F 1, B -1, limit 2 per device: windows are
+ * per stage (K = 2 >= m, none), yet stages 0 and 2 share device 0.
+ */
+static const struct tiny memory_tinies[] = {
+	{"chain2 split mem B=0",
+	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":1,"
+	 "\"memory\":{\"F\":1,\"B\":0,\"W\":-1,\"limit\":1}}"},
+	{"interleaved 2x2 fused mem",
+	 "{\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"interleaved\","
+	 "\"cost\":{\"F\":[1,2,1,2],\"B\":[2,2,1,3]},\"comm\":1,"
+	 "\"memory\":{\"F\":1,\"B\":-1,\"limit\":2}}"},
+};
+#define NMEMORY (int)(sizeof memory_tinies / sizeof memory_tinies[0])
+
+/* Instance 0 is the tiny chain worked out by hand; then the shared ones,
+ * then the memory ones above. */
+static const struct tiny *tiny_at(int i)
 {
-	return i == 0 ? "tiny chain" : tiny_instances[i - 1].name;
+	static const struct tiny hand = {"tiny chain", NULL};
+	return i == 0 ? &hand : i <= NTINY ? &tiny_instances[i - 1] :
+		&memory_tinies[i - 1 - NTINY];
 }
 
-#define NTINIES (NTINY + 1)
+static const char *tiny_name(int i)
+{
+	return tiny_at(i)->name;
+}
+
+#define NTINIES (NTINY + 1 + NMEMORY)
 
 static struct instance *tiny_instance(int i)
 {
-	return parse_instance_ok(i == 0 ? TINY_CHAIN : tiny_instances[i - 1].json);
+	return parse_instance_ok(i == 0 ? TINY_CHAIN : tiny_at(i)->json);
+}
+
+/* The memory instances really need their memory rows: the first one's
+ * optimum is 18 with the limit and 12 without (hand schedule above). */
+static void test_memory_tinies_bind(void **state)
+{
+	struct instance *in = parse_instance_ok(memory_tinies[0].json);
+	assert_int_equal(brute_optimum(in, NULL), 18);
+	struct opgraph *g = graph_ok(in);
+	assert_int_equal(g->window_arcs, 2);
+	opgraph_free(g);
+	instance_free(in);
+	in = parse_instance_ok(
+		"{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":1}");
+	assert_int_equal(brute_optimum(in, NULL), 12);
+	instance_free(in);
+	for (int i = 0; i < NMEMORY; i++) {
+		in = parse_instance_ok(memory_tinies[i].json);
+		int64_t with = brute_optimum(in, NULL);
+		in->has_limit = false;   /* the same instance, unconstrained */
+		int64_t without = brute_optimum(in, NULL);
+		in->has_limit = true;
+		if (!(with > without))
+			fail_msg("%s: the limit does not bind (%lld, %lld)", memory_tinies[i].name,
+				 (long long)with, (long long)without);
+		instance_free(in);
+	}
 }
 
 static void solve_model(const struct solver_backend *b, const struct milp *m,
@@ -1214,6 +1295,7 @@ int main(void)
 		cmocka_unit_test(test_horizon_below_critical_path),
 		cmocka_unit_test(test_time_indexed_zero_length_positive_delta),
 		cmocka_unit_test(test_tiny_chain_optimum_by_hand),
+		cmocka_unit_test(test_memory_tinies_bind),
 		cmocka_unit_test(test_models_reach_brute_force_optimum),
 		cmocka_unit_test(test_models_infeasible_below_optimum),
 		cmocka_unit_test(test_span_milp_is_a_relaxation),
