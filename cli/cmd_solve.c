@@ -116,7 +116,10 @@ static void progress(void *ctx, double incumbent, double bound)
 			bound, incumbent ? 100 * (incumbent - bound) / incumbent : 0);
 }
 
-static json_t *certificate(const struct instance *in, const struct exact_result *r)
+/* `resimulated`: the returned schedule, simulated again here, has exactly
+ * the objective the procedure reports. */
+static json_t *certificate(const struct instance *in, const struct exact_result *r,
+			   bool resimulated)
 {
 	char digest[65];
 	instance_digest(in, digest);
@@ -129,8 +132,8 @@ static json_t *certificate(const struct instance *in, const struct exact_result 
 		"objective", (json_int_t)r->objective, "bound", (json_int_t)r->bound,
 		"gap", r->gap, "nodes", (json_int_t)r->nodes, "seconds", r->seconds,
 		"checks", "bound_meets_objective", r->bound >= r->objective,
-		"simulator", r->simulator_check, "cross_check", r->cross_check,
-		"certified", r->certified);
+		"simulator", resimulated, "cross_check", r->cross_check,
+		"certified", r->certified && resimulated);
 }
 
 static json_t *result_json(const struct instance *in, const struct exact_result *r,
@@ -138,7 +141,8 @@ static json_t *result_json(const struct instance *in, const struct exact_result 
 {
 	json_t *j = cli_result_json(in, sr, r->lower_bound);
 	json_object_set_new(j, "status", json_string(r->status));
-	json_object_set_new(j, "certified", json_boolean(r->certified));
+	json_object_set_new(j, "certified",
+			    json_boolean(r->certified && sr->objective == r->objective));
 	json_object_set_new(j, "certified_by", r->certified_by ?
 			    json_string(r->certified_by) : json_null());
 	json_object_set_new(j, "bound", json_integer(r->bound));
@@ -158,7 +162,7 @@ static json_t *result_json(const struct instance *in, const struct exact_result 
 	if (strcmp(r->cross_check, "not run"))
 		json_object_set_new(j, "cross_check", json_pack("{s:s,s:s}", "result",
 			r->cross_check, "detail", r->cross_detail));
-	json_object_set_new(j, "certificate", certificate(in, r));
+	json_object_set_new(j, "certificate", certificate(in, r, sr->objective == r->objective));
 	json_object_set_new(j, "schedule", schedule_to_json(r->schedule));
 	json_object_set_new(j, "seconds", json_real(r->seconds));
 	return j;

@@ -44,6 +44,10 @@ static int load_programs(struct family *found)
 	int n = 0;
 	for (int i = 0; builtin_programs[i].file; i++) {
 		struct program *pg;
+		if (n == MAX_FAMILIES) {
+			fprintf(stderr, "pipeopt: more than %d built-in programs\n", MAX_FAMILIES);
+			abort();
+		}
 		struct error err;
 		if (program_parse(builtin_programs[i].text, builtin_programs[i].file,
 				  &pg, &err)) {
@@ -121,4 +125,22 @@ enum status family_generate(const char *name, const struct instance *in,
 		return err_set(err, "unknown family '%s' (known: %s)", name, list);
 	}
 	return family_run(f, in, out, err);
+}
+
+struct schedule *family_serial(const struct instance *in)
+{
+	struct schedule *s = schedule_new(in->devices);
+	for (int j = 0; s && j < in->microbatches; j++) {
+		for (int i = 0; i < in->stages; i++) {
+			int l = in->topo[i];
+			schedule_push(s, in->stage_device[l], OP_F, l, j);
+		}
+		for (int i = in->stages - 1; i >= 0; i--) {
+			int l = in->topo[i];
+			schedule_push(s, in->stage_device[l], OP_B, l, j);
+			if (in->split_backward)
+				schedule_push(s, in->stage_device[l], OP_W, l, j);
+		}
+	}
+	return s;
 }

@@ -42,6 +42,11 @@ const struct family *family_find(const char *name);
 enum status family_generate(const char *name, const struct instance *in,
 			    struct schedule **out, struct error *err);
 
+/* One micro-batch after another: forwards in topological order, then
+ * backwards in reverse. Never deadlocks and holds one micro-batch per
+ * device at a time; the last-resort schedule (NULL when out of memory). */
+struct schedule *family_serial(const struct instance *in);
+
 /* Build from family f. */
 enum status family_run(const struct family *f, const struct instance *in,
 		       struct schedule **out, struct error *err);

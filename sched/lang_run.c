@@ -30,6 +30,7 @@ struct run {
 	int64_t *slots;
 	long steps, max_steps;
 	int failed;
+	int vmin, vmax;             /* fewest and most stages on a device */
 };
 
 static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
@@ -340,6 +341,24 @@ static enum status exec_block(struct run *r, const struct block *b)
 	return STATUS_OK;
 }
 
+/* Fewest and most stages on any device (computed once per run). */
+static void stages_per_device(const struct instance *in, int *vmin, int *vmax)
+{
+	int *count = calloc(in->devices, sizeof(int));
+	*vmin = 0;
+	*vmax = 0;
+	if (!count)
+		return;
+	for (int l = 0; l < in->stages; l++)
+		count[in->stage_device[l]]++;
+	*vmin = in->stages;
+	for (int d = 0; d < in->devices; d++) {
+		*vmin = count[d] < *vmin ? count[d] : *vmin;
+		*vmax = count[d] > *vmax ? count[d] : *vmax;
+	}
+	free(count);
+}
+
 /* depth[s] = number of stages on the longest path from s to a sink. */
 static void stage_depths(const struct instance *in, int *depth)
 {
@@ -356,23 +375,14 @@ static void set_builtins(struct run *r)
 {
 	const struct instance *in = r->in;
 	int64_t *v = r->slots;
-	int vmin = in->stages, vmax = 0;
-	int *count = calloc(in->devices, sizeof(int));
-	for (int l = 0; count && l < in->stages; l++)
-		count[in->stage_device[l]]++;
-	for (int d = 0; count && d < in->devices; d++) {
-		vmin = count[d] < vmin ? count[d] : vmin;
-		vmax = count[d] > vmax ? count[d] : vmax;
-	}
-	free(count);
 	v[V_P] = in->devices;
 	v[V_D] = r->d;
 	v[V_M] = in->microbatches;
 	v[V_V] = r->nlocal;
 	v[V_L] = in->stages;
 	v[V_CHUNKS] = in->chunks;
-	v[V_VMIN] = vmin;
-	v[V_VMAX] = vmax;
+	v[V_VMIN] = r->vmin;
+	v[V_VMAX] = r->vmax;
 	v[V_SPLIT] = in->split_backward;
 	v[V_CHAIN] = in->is_chain;
 	v[V_LINEAR] = !strcmp(in->placement, "linear");
@@ -412,6 +422,7 @@ enum status program_run(const struct program *pg, const struct instance *in,
 		st = err_set(err, "schedule program '%s': out of memory", pg->source);
 	} else {
 		stage_depths(in, r.depth);
+		stages_per_device(in, &r.vmin, &r.vmax);
 		for (r.d = 0; r.d < in->devices && !st; r.d++)
 			st = run_device(&r);
 	}

@@ -132,6 +132,10 @@ static void warm_up(struct zb *z)
 {
 	int S = z->S, M = z->M;
 	int *need = calloc(S, sizeof(int));
+	if (!need) {
+		z->failed = true;
+		return;
+	}
 	for (int s = 0; s < S; s++)
 		put(z, s, OP_F);
 	int64_t last_t = 0;
@@ -201,6 +205,10 @@ static void round_i(struct zb *z, int i)
 {
 	int S = z->S;
 	char *want = calloc(S, 1);
+	if (!want) {
+		z->failed = true;
+		return;
+	}
 	/* a forward needs its input placed upstream, this round or before */
 	for (int s = 0; s < S; s++)
 		want[s] = wants_forward(z, s) &&

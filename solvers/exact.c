@@ -23,28 +23,6 @@
 #include "sched/sim.h"
 
 
-/* One micro-batch after another, each in dependency order: never
- * deadlocks, holds one micro-batch per device at a time. */
-static struct schedule *serial_schedule(const struct instance *in)
-{
-	struct schedule *s = schedule_new(in->devices);
-	if (!s)
-		return NULL;
-	for (int j = 0; j < in->microbatches; j++) {
-		for (int i = 0; i < in->stages; i++) {
-			int l = in->topo[i];
-			schedule_push(s, in->stage_device[l], OP_F, l, j);
-		}
-		for (int i = in->stages - 1; i >= 0; i--) {
-			int l = in->topo[i];
-			schedule_push(s, in->stage_device[l], OP_B, l, j);
-			if (in->split_backward)
-				schedule_push(s, in->stage_device[l], OP_W, l, j);
-		}
-	}
-	return s;
-}
-
 /* Keep s if it is valid and better than the best so far (takes s). */
 static void consider(struct sim *sim, struct schedule *s, const char *name,
 		     struct exact_result *r)
@@ -63,7 +41,7 @@ static void consider(struct sim *sim, struct schedule *s, const char *name,
 	snprintf(r->heuristic, sizeof r->heuristic, "%s", name);
 }
 
-static void best_heuristic(const struct instance *in, const struct exact_options *o,
+static void best_heuristic(const struct instance *in, const struct schedule *extra,
 			   struct sim *sim, struct exact_result *r)
 {
 	for (int i = 0; i < family_count(); i++) {
@@ -72,17 +50,17 @@ static void best_heuristic(const struct instance *in, const struct exact_options
 		if (family_run(f, in, &s, NULL) == STATUS_OK)
 			consider(sim, s, f->name, r);
 	}
-	if (o->start) {
-		struct schedule *copy = schedule_new(o->start->devices);
-		for (int d = 0; copy && d < o->start->devices; d++)
-			for (int i = 0; i < o->start->rows[d].len; i++) {
-				const struct op *op = &o->start->rows[d].ops[i];
+	if (extra) {
+		struct schedule *copy = schedule_new(extra->devices);
+		for (int d = 0; copy && d < extra->devices; d++)
+			for (int i = 0; i < extra->rows[d].len; i++) {
+				const struct op *op = &extra->rows[d].ops[i];
 				schedule_push(copy, d, op->kind, op->stage, op->mb);
 			}
 		consider(sim, copy, "given", r);
 	}
 	if (!r->schedule)
-		consider(sim, serial_schedule(in), "serial", r);
+		consider(sim, family_serial(in), "serial", r);
 }
 
 /*
@@ -93,7 +71,7 @@ static void best_heuristic(const struct instance *in, const struct exact_options
  * link at most that device's span plus the largest lag:
  *     makespan <= D * UB_span + (D - 1) * max lag.
  */
-static int64_t horizon_of(const struct instance *in, int64_t ub)
+int64_t exact_horizon(const struct instance *in, int64_t ub)
 {
 	if (in->objective == OBJ_MAKESPAN)
 		return ub;
@@ -178,7 +156,6 @@ static enum status absorb(struct exact_result *r, struct attempt *a,
 		a->decoded = NULL;
 		r->objective = a->decoded_objective;
 	}
-	r->simulator_check = a->decoded_ok;
 	if (isfinite(a->res.bound)) {
 		int64_t bound = (int64_t)ceil(a->res.bound - 1e-6);
 		if (bound > r->objective)
@@ -234,7 +211,7 @@ static enum status milp_pass(const struct instance *in, const struct opgraph *g,
 			     bool first, struct sim *sim, struct exact_result *r,
 			     struct error *err)
 {
-	r->horizon = horizon_of(in, r->objective);
+	r->horizon = exact_horizon(in, r->objective);
 	struct sched_milp *sm = sched_milp_build(in, g, form, r->horizon, r->bound,
 						 r->objective, err);
 	if (!sm)
@@ -306,7 +283,7 @@ static enum status solve_milp(const struct instance *in, const struct exact_opti
 		double share = o->time_limit > 0 ? remaining(o, t0) / 3 : 0;
 		st = milp_pass(in, g, FORM_DISJUNCTIVE, b, o, share, true, sim, r, err);
 		if (!st && r->bound < r->objective) {
-			long size = time_indexed_size(g, horizon_of(in, r->objective));
+			long size = time_indexed_size(g, exact_horizon(in, r->objective));
 			enum formulation next = size > 0 && size <= AUTO_TIME_INDEXED_MAX ?
 				FORM_TIME_INDEXED : FORM_DISJUNCTIVE;
 			st = milp_pass(in, g, next, b, o, remaining(o, t0), false, sim, r, err);
@@ -331,7 +308,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	if (!sim)
 		return err_set(err, "exact: out of memory");
 	r->lower_bound = r->bound = lb.best;
-	best_heuristic(in, o, sim, r);
+	best_heuristic(in, o->start, sim, r);
 	enum status st = STATUS_OK;
 	if (!r->schedule) {
 		st = err_set(err, "instance '%s': no valid schedule known (every family and the serial order break the memory limit); the instance may be infeasible",
@@ -339,7 +316,6 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (r->objective <= r->bound && !o->always_milp) {
 		r->bound = r->objective;
 		r->certified_by = "bound";
-		r->simulator_check = true;   /* the heuristic schedule was simulated */
 	} else {
 		st = solve_milp(in, o, sim, r, t0, err);
 	}
@@ -362,6 +338,18 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	r->gap = r->objective > 0 ? (double)(r->objective - r->bound) / (double)r->objective : 0;
 	r->seconds = clock_seconds() - t0;
 	return STATUS_OK;
+}
+
+int64_t exact_upper_bound(const struct instance *in, const struct schedule *extra)
+{
+	struct exact_result r = {0};
+	struct sim *sim = sim_new(in);
+	if (sim)
+		best_heuristic(in, extra, sim, &r);
+	sim_free(sim);
+	int64_t ub = r.schedule ? r.objective : INT64_MAX;
+	exact_result_release(&r);
+	return ub;
 }
 
 void exact_result_release(struct exact_result *r)

@@ -61,7 +61,6 @@ struct exact_result {
 	int columns, rows, binaries;
 	int64_t horizon;
 	/* checks */
-	bool simulator_check;        /* the decoded schedule re-simulated exactly */
 	const char *cross_check;     /* "agreed", "inconclusive", "not run" */
 	char cross_detail[160];
 	double seconds;              /* wall time of the whole solve */
@@ -70,5 +69,14 @@ struct exact_result {
 enum status exact_solve(const struct instance *in, const struct exact_options *o,
 			struct exact_result *r, struct error *err);
 void exact_result_release(struct exact_result *r);
+
+/* The best objective of a valid schedule among the families, `extra` (may
+ * be NULL) and the serial order: the upper bound the procedure starts
+ * from; INT64_MAX when none is valid. */
+int64_t exact_upper_bound(const struct instance *in, const struct schedule *extra);
+
+/* A horizon every op of some optimal schedule ends by, given the upper
+ * bound ub on the objective (argued in exact.c). */
+int64_t exact_horizon(const struct instance *in, int64_t ub);
 
 #endif

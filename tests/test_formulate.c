@@ -104,63 +104,15 @@ static struct schedule *sched_text(int devices, const char *text)
 	return s;
 }
 
-/* One micro-batch after another, forwards in topological order, then
- * backwards in reverse: never deadlocks, holds at most one micro-batch. */
-static struct schedule *serial(const struct instance *in)
-{
-	struct schedule *s = schedule_new(in->devices);
-	for (int j = 0; j < in->microbatches; j++) {
-		for (int i = 0; i < in->stages; i++)
-			schedule_push(s, in->stage_device[in->topo[i]], OP_F, in->topo[i], j);
-		for (int i = in->stages - 1; i >= 0; i--) {
-			int l = in->topo[i];
-			schedule_push(s, in->stage_device[l], OP_B, l, j);
-			if (in->split_backward)
-				schedule_push(s, in->stage_device[l], OP_W, l, j);
-		}
-	}
-	return s;
-}
-
-/* The best objective over every family that builds a valid schedule, and
- * the serial order (the heuristic upper bound the exact solver starts
- * from). */
+/* The heuristic upper bound the exact solver starts from. */
 static int64_t heuristic_objective(const struct instance *in)
 {
-	struct sim *sim = sim_new(in);
-	struct sim_result sr;
-	struct schedule *s = serial(in);
-	int64_t best = INT64_MAX;
-	if (sim_run(sim, s, &sr, NULL) == STATUS_OK)
-		best = sr.objective;
-	schedule_free(s);
-	for (int i = 0; i < family_count(); i++) {
-		s = NULL;
-		if (family_run(family_at(i), in, &s, NULL) == STATUS_OK &&
-		    sim_run(sim, s, &sr, NULL) == STATUS_OK && sr.objective < best)
-			best = sr.objective;
-		schedule_free(s);
-	}
-	sim_free(sim);
-	return best;
+	return exact_upper_bound(in, NULL);
 }
 
-/*
- * A horizon every op of some optimal schedule ends by. Makespan: the
- * heuristic's objective. Span: take an optimal-span schedule, timed
- * earliest. A device's first op waits only for an input from another
- * device that started earlier, so first starts chain over at most D - 1
- * links, each at most that device's span (<= UB) plus the largest lag;
- * the last device adds its own span: makespan <= D UB + (D - 1) maxlag.
- */
 static int64_t horizon_for(const struct instance *in, int64_t ub)
 {
-	if (in->objective == OBJ_MAKESPAN)
-		return ub;
-	int64_t lag = 0;
-	for (int e = 0; e < in->nedges; e++)
-		lag = in->edge_comm[e] > lag ? in->edge_comm[e] : lag;
-	return in->devices * ub + (in->devices - 1) * lag;
+	return exact_horizon(in, ub);
 }
 
 /* ---- 1. the op graph of a tiny chain, by hand ----------------------------------- */
@@ -597,7 +549,7 @@ static void test_point_decode_roundtrip(void **state)
 			schedule_free(s);
 		}
 		/* and the serial order, FIFO by construction */
-		struct schedule *s = serial(in);
+		struct schedule *s = family_serial(in);
 		char what[128];
 		snprintf(what, sizeof what, "%s / serial", rc->name);
 		assert_true(roundtrip_one(what, in, g, sim, s));
