@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"convert", cmd_convert, "convert a schedule between json, torch-csv, trace, svg, ascii"},
 	{"bound", cmd_bound, "lower bounds on an instance's objective"},
 	{"solve", cmd_solve, "an optimal schedule with a certificate (MILP: CBC or GLPK)"},
+	{"search", cmd_search, "a genetic-algorithm search for large instances, with its gap to the bound"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 

@@ -47,6 +47,20 @@ enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 	return STATUS_OK;
 }
 
+struct schedule *schedule_copy(const struct schedule *s)
+{
+	struct schedule *c = schedule_new(s->devices);
+	for (int d = 0; c && d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			if (schedule_push(c, d, o->kind, o->stage, o->mb)) {
+				schedule_free(c);
+				return NULL;
+			}
+		}
+	return c;
+}
+
 long schedule_nops(const struct schedule *s)
 {
 	long n = 0;

@@ -39,6 +39,9 @@ void schedule_free(struct schedule *s);
 enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 			  int mb);
 
+/* A deep copy; NULL when out of memory. */
+struct schedule *schedule_copy(const struct schedule *s);
+
 /* Total number of ops over all devices. */
 long schedule_nops(const struct schedule *s);
 

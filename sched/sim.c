@@ -1,5 +1,6 @@
 /* The simulator and validator (see sim.h for the semantics). */
 #include "sched/sim.h"
+#include "sched/ready.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -113,54 +114,6 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 	return STATUS_OK;   /* unreachable: count < nops means one is unseen */
 }
 
-/*
- * Earliest start of op (k,l,j) given the device is free at `t`, or -1 when an
- * input has not been produced yet (its id goes to *waiting).
- */
-static inline int64_t ready_time(const struct sim *s, int k, int l, int j,
-				 int64_t t, int *waiting)
-{
-	const struct instance *in = s->in;
-	const int64_t *end = s->end;
-	int M = in->microbatches, L = in->stages;
-	if (k == OP_F) {
-		for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
-			int x = in->pred[i].stage * M + j;   /* F(p, j) */
-			if (end[x] < 0) {
-				*waiting = x;
-				return -1;
-			}
-			int64_t a = end[x] + in->pred[i].lag;
-			t = a > t ? a : t;
-		}
-		return t;
-	}
-	if (k == OP_B) {
-		int f = l * M + j;
-		if (end[f] < 0) {
-			*waiting = f;
-			return -1;
-		}
-		t = end[f] > t ? end[f] : t;
-		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++) {
-			int x = (L + in->succ[i].stage) * M + j;   /* B(s, j) */
-			if (end[x] < 0) {
-				*waiting = x;
-				return -1;
-			}
-			int64_t a = end[x] + in->succ[i].lag;
-			t = a > t ? a : t;
-		}
-		return t;
-	}
-	int b = (L + l) * M + j;   /* W(l,j) <- B(l,j) */
-	if (end[b] < 0) {
-		*waiting = b;
-		return -1;
-	}
-	return end[b] > t ? end[b] : t;
-}
-
 static enum status report_deadlock(const struct sim *s,
 				   const struct schedule *sc,
 				   struct error *err)
@@ -174,7 +127,7 @@ static enum status report_deadlock(const struct sim *s,
 			continue;
 		const struct op *o = &sc->rows[d].ops[s->pos[d]];
 		int w = -1;
-		ready_time(s, o->kind, o->stage, o->mb, 0, &w);
+		op_ready_time(in, s->end, o->kind, o->stage, o->mb, 0, &w);
 		int wk = w / (L * M), wl = w / M % L, wj = w % M;
 		len += snprintf(msg + len, len < (int)sizeof msg ? sizeof msg - len : 0,
 				"%s device %d waits at %s for %s (device %d)",
@@ -211,7 +164,7 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 		while (pos < row->len) {
 			const struct op *o = &row->ops[pos];
 			int k = o->kind, l = o->stage, j = o->mb, w;
-			int64_t st = ready_time(s, k, l, j, t, &w);
+			int64_t st = op_ready_time(in, s->end, k, l, j, t, &w);
 			if (st < 0)
 				break;
 			int id = (k * L + l) * M + j;
@@ -220,19 +173,8 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 			s->end[id] = t;
 			pos++;
 			/* Wake devices that may wait for this op. */
-			const struct stage_link *nb;
 			int from, to;
-			if (k == OP_F) {
-				nb = in->succ;
-				from = in->succ_start[l];
-				to = in->succ_start[l + 1];
-			} else if (k == OP_B) {
-				nb = in->pred;
-				from = in->pred_start[l];
-				to = in->pred_start[l + 1];
-			} else {
-				continue;
-			}
+			const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
 			for (int i = from; i < to; i++) {
 				int e = in->stage_device[nb[i].stage];
 				if (e != d && !s->queued[e]) {

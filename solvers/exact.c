@@ -50,15 +50,8 @@ static void best_heuristic(const struct instance *in, const struct schedule *ext
 		if (family_run(f, in, &s, NULL) == STATUS_OK)
 			consider(sim, s, f->name, r);
 	}
-	if (extra) {
-		struct schedule *copy = schedule_new(extra->devices);
-		for (int d = 0; copy && d < extra->devices; d++)
-			for (int i = 0; i < extra->rows[d].len; i++) {
-				const struct op *op = &extra->rows[d].ops[i];
-				schedule_push(copy, d, op->kind, op->stage, op->mb);
-			}
-		consider(sim, copy, "given", r);
-	}
+	if (extra)
+		consider(sim, schedule_copy(extra), "given", r);
 	if (!r->schedule)
 		consider(sim, family_serial(in), "serial", r);
 }

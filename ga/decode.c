@@ -1,0 +1,361 @@
+/*
+ * The dynamic try-test decoder (the rules are in genome.h).
+ *
+ * Bookkeeping. Every consumption takes the earliest unconsumed gene of its
+ * slot (the cursor is the earliest unconsumed gene of its row, and every
+ * repair picks a slot, then that slot's earliest gene), so the genes of a
+ * slot are consumed in order and the slot's count consumed is also the
+ * micro-batch of its next op. qpos lists each slot's gene positions in
+ * order; the realised order is written to `out` and copied back at the end.
+ *
+ * Why filling a wait with a W never hurts (step 2 of genome.h). Let the
+ * device be free at t and its next op x wait for inputs until a > t. A
+ * pending W with t + dur(W) <= a, moved from its later place to before x,
+ * ends by a, so x still starts at a and every op up to W's old place keeps
+ * its time; the ops after it lose W's duration from their device chain and
+ * can only start earlier. Nothing depends on a W. With delta(W) <= 0 the
+ * running memory sum is lower or equal everywhere. So makespan and span
+ * can only improve (start times are monotone in predecessors' ends).
+ */
+#include "ga/genome.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/ready.h"
+
+struct decoder {
+	const struct layout *lay;
+	const struct instance *in;
+	int M, L;
+	int64_t *end;          /* [nops] by op id; < 0 = not timed yet */
+	int *qpos;             /* [nslots * M] gene positions of each slot, in order */
+	int *head;             /* [nslots] genes of the slot consumed = next micro-batch */
+	uint8_t *used;         /* [n] gene consumed */
+	gene_t *out;           /* [n] the realised order */
+	int *cur;              /* [D] earliest unconsumed position of the row */
+	int *outpos;           /* [D] next position to write in out */
+	int *forced;           /* [D] slot a repair chose to run next, or -1 */
+	int64_t *free_at;      /* [D] time units: end of the device's last op */
+	int64_t *first_start;  /* [D] time units: start of its first op, -1 none */
+	int64_t *mem;          /* [D] memory units: running sum of deltas */
+	int *stack;            /* [D] devices to run again */
+	uint8_t *queued;       /* [D] */
+	int top;
+	struct decode_stats st;
+};
+
+struct decoder *decoder_new(const struct layout *lay)
+{
+	const struct instance *in = lay->in;
+	int D = in->devices;
+	struct decoder *dc = calloc(1, sizeof *dc);
+	if (!dc)
+		return NULL;
+	dc->lay = lay;
+	dc->in = in;
+	dc->M = in->microbatches;
+	dc->L = in->stages;
+	dc->end = malloc(lay->n * sizeof *dc->end);
+	dc->qpos = malloc(lay->n * sizeof *dc->qpos);
+	dc->head = malloc(lay->nslots * sizeof *dc->head);
+	dc->used = malloc(lay->n);
+	dc->out = malloc(lay->n * sizeof *dc->out);
+	dc->cur = malloc(D * sizeof *dc->cur);
+	dc->outpos = malloc(D * sizeof *dc->outpos);
+	dc->forced = malloc(D * sizeof *dc->forced);
+	dc->free_at = malloc(D * sizeof *dc->free_at);
+	dc->first_start = malloc(D * sizeof *dc->first_start);
+	dc->mem = malloc(D * sizeof *dc->mem);
+	dc->stack = malloc(D * sizeof *dc->stack);
+	dc->queued = malloc(D);
+	if (!dc->end || !dc->qpos || !dc->head || !dc->used || !dc->out || !dc->cur ||
+	    !dc->outpos || !dc->forced || !dc->free_at || !dc->first_start ||
+	    !dc->mem || !dc->stack || !dc->queued) {
+		decoder_free(dc);
+		return NULL;
+	}
+	return dc;
+}
+
+void decoder_free(struct decoder *dc)
+{
+	if (!dc)
+		return;
+	free(dc->end);
+	free(dc->qpos);
+	free(dc->head);
+	free(dc->used);
+	free(dc->out);
+	free(dc->cur);
+	free(dc->outpos);
+	free(dc->forced);
+	free(dc->free_at);
+	free(dc->first_start);
+	free(dc->mem);
+	free(dc->stack);
+	free(dc->queued);
+	free(dc);
+}
+
+static void reset(struct decoder *dc, const gene_t *g)
+{
+	const struct layout *lay = dc->lay;
+	int D = dc->in->devices, M = dc->M;
+	memset(dc->end, 0xff, lay->n * sizeof *dc->end);   /* all -1 */
+	memset(dc->used, 0, lay->n);
+	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
+	for (int i = 0; i < lay->n; i++)
+		dc->qpos[g[i] * M + dc->head[g[i]]++] = i;
+	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
+	dc->top = 0;
+	for (int d = 0; d < D; d++) {
+		dc->cur[d] = dc->outpos[d] = lay->row_start[d];
+		dc->forced[d] = -1;
+		dc->free_at[d] = 0;
+		dc->first_start[d] = -1;
+		dc->mem[d] = 0;
+		dc->queued[d] = 1;
+		dc->stack[dc->top++] = D - 1 - d;
+	}
+	memset(&dc->st, 0, sizeof dc->st);
+}
+
+static bool fits(const struct decoder *dc, int d, int q)
+{
+	const struct instance *in = dc->in;
+	return !in->has_limit ||
+	       dc->mem[d] + inst_delta(in, q / dc->L, q % dc->L) <= in->limit[d];
+}
+
+/* Position in the genome of slot q's next gene. */
+static int gene_pos(const struct decoder *dc, int q)
+{
+	return dc->qpos[q * dc->M + dc->head[q]];
+}
+
+/* The device's next slot: a repair's choice, else the row's next gene;
+ * -1 when the row is done. */
+static int next_slot(struct decoder *dc, const gene_t *g, int d)
+{
+	if (dc->forced[d] >= 0)
+		return dc->forced[d];
+	int end = dc->lay->row_start[d + 1];
+	while (dc->cur[d] < end && dc->used[dc->cur[d]])
+		dc->cur[d]++;
+	return dc->cur[d] < end ? g[dc->cur[d]] : -1;
+}
+
+/* Run slot q's next op on device d at `start`; wake the devices that may
+ * wait for it. */
+static void place(struct decoder *dc, int d, int q, int64_t start)
+{
+	const struct instance *in = dc->in;
+	int k = q / dc->L, l = q % dc->L, j = dc->head[q];
+	int id = (k * dc->L + l) * dc->M + j;
+	dc->used[gene_pos(dc, q)] = 1;
+	dc->head[q]++;
+	dc->out[dc->outpos[d]++] = (gene_t)q;
+	dc->end[id] = start + in->cost[k][l];
+	if (dc->first_start[d] < 0)
+		dc->first_start[d] = start;
+	dc->free_at[d] = dc->end[id];
+	dc->mem[d] += inst_delta(in, k, l);
+	dc->forced[d] = -1;
+	int from, to;
+	const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
+	for (int i = from; i < to; i++) {
+		int e = in->stage_device[nb[i].stage];
+		if (e != d && !dc->queued[e]) {
+			dc->queued[e] = 1;
+			dc->stack[dc->top++] = e;
+		}
+	}
+}
+
+/* Whether the W of stage l has a micro-batch whose B has run. */
+static bool w_pending(const struct decoder *dc, int l)
+{
+	return dc->head[OP_W * dc->L + l] < dc->head[OP_B * dc->L + l];
+}
+
+/* The earliest-listed slot of device d passing `ok`, or -1. */
+static int earliest_slot(const struct decoder *dc, int d,
+			 bool (*ok)(const struct decoder *, int, int, void *),
+			 void *ctx)
+{
+	const struct layout *lay = dc->lay;
+	int best = -1, best_pos = 0;
+	for (int i = lay->dev_slot_start[d]; i < lay->dev_slot_start[d + 1]; i++) {
+		int q = lay->dev_slots[i];
+		if (dc->head[q] >= dc->M || !ok(dc, d, q, ctx))
+			continue;
+		int p = gene_pos(dc, q);
+		if (best < 0 || p < best_pos) {
+			best = q;
+			best_pos = p;
+		}
+	}
+	return best;
+}
+
+static bool pending_w_fits(const struct decoder *dc, int d, int q, void *ctx)
+{
+	return q / dc->L == OP_W && w_pending(dc, q % dc->L) && fits(dc, d, q);
+}
+
+/* An op that fits and whose inputs on this device have all run (else
+ * choosing it would stall the device on itself). */
+static bool local_inputs_fit(const struct decoder *dc, int d, int q, void *ctx)
+{
+	int k = q / dc->L, l = q % dc->L, j = dc->head[q], M = dc->M;
+	const struct instance *in = dc->in;
+	if (!fits(dc, d, q))
+		return false;
+	if (k == OP_W)
+		return w_pending(dc, l);
+	if (k == OP_B)
+		return dc->end[l * M + j] >= 0;
+	for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
+		int p = in->pred[i].stage;
+		if (in->stage_device[p] == d && dc->end[p * M + j] < 0)
+			return false;
+	}
+	return true;
+}
+
+/* A pending W that fits and ends by *(int64_t *)ctx. */
+static bool w_fills(const struct decoder *dc, int d, int q, void *ctx)
+{
+	int64_t by = *(const int64_t *)ctx;
+	int l = q % dc->L;
+	return q / dc->L == OP_W && w_pending(dc, l) &&
+	       inst_delta(dc->in, OP_W, l) <= 0 &&
+	       dc->free_at[d] + dc->in->cost[OP_W][l] <= by;
+}
+
+/* Step 2: fill the wait before an op that can start at `ready`. */
+static void fill_with_w(struct decoder *dc, int d, int64_t ready)
+{
+	int q;
+	while (dc->free_at[d] < ready &&
+	       (q = earliest_slot(dc, d, w_fills, &ready)) >= 0) {
+		place(dc, d, q, dc->free_at[d]);
+		dc->st.w_fills++;
+	}
+}
+
+/* Run device d as far as it can. False when memory cannot be repaired. */
+static bool run_device(struct decoder *dc, const gene_t *g, int d)
+{
+	const struct instance *in = dc->in;
+	int q;
+	while ((q = next_slot(dc, g, d)) >= 0) {
+		if (!fits(dc, d, q)) {
+			int r = earliest_slot(dc, d, pending_w_fits, NULL);
+			if (r < 0)
+				r = earliest_slot(dc, d, local_inputs_fit, NULL);
+			if (r < 0)
+				return false;
+			dc->forced[d] = r;
+			dc->st.memory_repairs++;
+			continue;
+		}
+		int w, k = q / dc->L, l = q % dc->L;
+		int64_t start = op_ready_time(in, dc->end, k, l, dc->head[q],
+					      dc->free_at[d], &w);
+		if (start < 0)
+			return true;   /* waits for another device */
+		if (start > dc->free_at[d] && in->split_backward)
+			fill_with_w(dc, d, start);   /* W's end by start: it stands */
+		place(dc, d, q, start);
+	}
+	return true;
+}
+
+/*
+ * Step 3: every unfinished device waits. Follow what waits for what, from
+ * the first waiting device's next op: an op waits for an input x, which
+ * cannot run before the next op of x's slot (FIFO); go to that op, and on
+ * until an op whose inputs are all timed. Every step goes to a strict
+ * predecessor in the (acyclic) dependency-and-FIFO graph, so this ends. Run
+ * that op next on its device: it is what the deadlock needs, and the other
+ * devices keep their orders. If it does not fit in memory there, run a
+ * pending W instead; if none fits either, the genome is infeasible.
+ */
+static bool break_deadlock(struct decoder *dc, const gene_t *g)
+{
+	const struct instance *in = dc->in;
+	const struct layout *lay = dc->lay;
+	int d = 0, M = dc->M, L = dc->L;
+	while (dc->outpos[d] == lay->row_start[d + 1])
+		d++;
+	int q = next_slot(dc, g, d), x;
+	while (op_ready_time(in, dc->end, q / L, q % L, dc->head[q], 0, &x) < 0) {
+		q = x / M;   /* x's slot: (kind * L + stage) */
+		d = in->stage_device[q % L];
+	}
+	if (!fits(dc, d, q))
+		q = earliest_slot(dc, d, pending_w_fits, NULL);
+	if (q < 0)
+		return false;
+	dc->forced[d] = q;
+	dc->queued[d] = 1;
+	dc->stack[dc->top++] = d;
+	dc->st.deadlock_repairs++;
+	return true;
+}
+
+static struct fitness measure(const struct decoder *dc)
+{
+	struct fitness f = {0, 0, 0};
+	bool span = dc->in->objective == OBJ_SPAN;
+	for (int d = 0; d < dc->in->devices; d++) {
+		if (dc->first_start[d] < 0)
+			continue;
+		int64_t v = dc->free_at[d] - (span ? dc->first_start[d] : 0);
+		f.tie += v;
+		if (v > f.objective) {
+			f.objective = v;
+			f.critical = d;
+		}
+	}
+	return f;
+}
+
+static bool finished(const struct decoder *dc)
+{
+	for (int d = 0; d < dc->in->devices; d++)
+		if (dc->outpos[d] < dc->lay->row_start[d + 1])
+			return false;
+	return true;
+}
+
+struct fitness decoder_run(struct decoder *dc, gene_t *g,
+			   struct decode_stats *stats)
+{
+	const struct layout *lay = dc->lay;
+	struct fitness f = FITNESS_INFEASIBLE;
+	reset(dc, g);
+	for (;;) {
+		while (dc->top > 0) {
+			int d = dc->stack[--dc->top];
+			dc->queued[d] = 0;
+			if (!run_device(dc, g, d))
+				goto out;
+		}
+		if (finished(dc))
+			break;
+		if (!break_deadlock(dc, g))
+			goto out;
+	}
+	memcpy(g, dc->out, lay->n * sizeof *g);
+	f = measure(dc);
+out:
+	if (stats) {
+		stats->memory_repairs += dc->st.memory_repairs;
+		stats->deadlock_repairs += dc->st.deadlock_repairs;
+		stats->w_fills += dc->st.w_fills;
+	}
+	return f;
+}

@@ -1,0 +1,563 @@
+/*
+ * The GA's generations (see ga.h).
+ *
+ * One generation: sort by fitness; keep the best E = max(1, P/8) as they
+ * are (elitism); fill the other P - E places with children: two parents by
+ * 3-way tournaments, per-device crossover with probability 0.7, then k
+ * mutations, k >= 1 drawn geometrically with mean mu; decode the children
+ * on the threads. mu (the adaptive mutation rate) is 1 after an
+ * improvement and grows by one every 8 generations without one, up to 16:
+ * small steps while they pay, bigger jumps when the search is stuck.
+ */
+#include "ga/ga.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ga/operators.h"
+#include "ga/rng.h"
+#include "sched/bound.h"
+#include "sched/clock.h"
+#include "sched/sim.h"
+
+#define TOURNAMENT 3
+#define CROSSOVER_RATE 0.7
+#define MU_MAX 16
+#define MU_STEP_GENERATIONS 8
+
+struct individual {
+	gene_t *g;
+	struct fitness fit;
+	int origin;          /* index of the seed it descends from */
+};
+
+/* ---- parallel decoding ------------------------------------------------------ */
+
+struct pool {
+	int nthreads;
+	pthread_t *tid;
+	pthread_mutex_t mu;
+	pthread_cond_t go, done;
+	long round;          /* bumped for each batch */
+	bool quit;
+	int active;          /* workers still busy with the batch */
+	struct individual *batch;
+	int count;
+	atomic_int next;
+	struct decoder **dec;          /* [nthreads] */
+	struct decode_stats *stats;    /* [nthreads] */
+};
+
+struct worker_arg {
+	struct pool *p;
+	int id;
+};
+
+static void decode_batch(struct pool *p, int id)
+{
+	int i;
+	while ((i = atomic_fetch_add(&p->next, 1)) < p->count)
+		p->batch[i].fit = decoder_run(p->dec[id], p->batch[i].g, &p->stats[id]);
+}
+
+static void *worker(void *arg)
+{
+	struct worker_arg *w = arg;
+	struct pool *p = w->p;
+	long seen = 0;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		while (p->round == seen && !p->quit)
+			pthread_cond_wait(&p->go, &p->mu);
+		if (p->quit) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		seen = p->round;
+		pthread_mutex_unlock(&p->mu);
+		decode_batch(p, w->id);
+		pthread_mutex_lock(&p->mu);
+		if (--p->active == 0)
+			pthread_cond_signal(&p->done);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* Decode batch[0..count) on all threads; returns when all are done. */
+static void pool_decode(struct pool *p, struct individual *batch, int count)
+{
+	pthread_mutex_lock(&p->mu);
+	p->batch = batch;
+	p->count = count;
+	atomic_store(&p->next, 0);
+	p->active = p->nthreads - 1;
+	p->round++;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	decode_batch(p, 0);
+	pthread_mutex_lock(&p->mu);
+	while (p->active > 0)
+		pthread_cond_wait(&p->done, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static void pool_stop(struct pool *p, struct worker_arg *args, int started)
+{
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_cond_broadcast(&p->go);
+	pthread_mutex_unlock(&p->mu);
+	for (int i = 0; i < started; i++)
+		pthread_join(p->tid[i], NULL);
+	free(args);
+}
+
+static void pool_release(struct pool *p)
+{
+	for (int i = 0; p->dec && i < p->nthreads; i++)
+		decoder_free(p->dec[i]);
+	free(p->dec);
+	free(p->stats);
+	free(p->tid);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->go);
+	pthread_cond_destroy(&p->done);
+}
+
+/* Decoders for every thread, and threads 1..n-1 started. */
+static enum status pool_init(struct pool *p, const struct layout *lay, int n,
+			     struct worker_arg **args, int *started, struct error *err)
+{
+	memset(p, 0, sizeof *p);
+	p->nthreads = n;
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->go, NULL);
+	pthread_cond_init(&p->done, NULL);
+	p->dec = calloc(n, sizeof *p->dec);
+	p->stats = calloc(n, sizeof *p->stats);
+	p->tid = calloc(n, sizeof *p->tid);
+	*args = calloc(n, sizeof **args);
+	*started = 0;
+	if (!p->dec || !p->stats || !p->tid || !*args)
+		return err_set(err, "ga: out of memory");
+	for (int i = 0; i < n; i++)
+		if (!(p->dec[i] = decoder_new(lay)))
+			return err_set(err, "ga: out of memory for %d decoders", n);
+	for (int i = 1; i < n; i++) {
+		(*args)[i] = (struct worker_arg){p, i};
+		if (pthread_create(&p->tid[i - 1], NULL, worker, &(*args)[i]))
+			return err_set(err, "ga: cannot start thread %d of %d", i + 1, n);
+		++*started;
+	}
+	return STATUS_OK;
+}
+
+/* ---- the search state ------------------------------------------------------------ */
+
+struct search {
+	const struct instance *in;
+	const struct ga_options *o;
+	struct layout lay;
+	struct pool pool;
+	struct rng rng;
+	int P, E;
+	struct individual *pop, *next;   /* [P] each */
+	gene_t *genes;                   /* backing store: 2 P genomes */
+	int *scratch;                    /* [nslots] for crossover */
+	int *order;                      /* [P] indices sorted by fitness */
+	struct individual best;          /* own genome */
+	int nseeds;
+	double t0, t_best, mu;
+	long stall;
+	int64_t bound;
+};
+
+static const struct individual *sort_pop;
+
+static int cmp_order(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	if (fitness_better(sort_pop[i].fit, sort_pop[j].fit))
+		return -1;
+	if (fitness_better(sort_pop[j].fit, sort_pop[i].fit))
+		return 1;
+	return (i > j) - (i < j);
+}
+
+/* Indices of pop by fitness, best first (ties by index: deterministic). */
+static void rank(struct search *s)
+{
+	for (int i = 0; i < s->P; i++)
+		s->order[i] = i;
+	sort_pop = s->pop;   /* the search runs on one thread */
+	qsort(s->order, s->P, sizeof *s->order, cmp_order);
+}
+
+static void copy_individual(const struct search *s, struct individual *to,
+			    const struct individual *from)
+{
+	memcpy(to->g, from->g, s->lay.n * sizeof *to->g);
+	to->fit = from->fit;
+	to->origin = from->origin;
+}
+
+/* Keep the best so far; true if x improves on it. */
+static bool note_best(struct search *s, const struct individual *x)
+{
+	if (!fitness_better(x->fit, s->best.fit))
+		return false;
+	copy_individual(s, &s->best, x);
+	s->t_best = clock_seconds() - s->t0;
+	return true;
+}
+
+static int tournament(struct search *s)
+{
+	int w = rng_below(&s->rng, s->P);
+	for (int i = 1; i < TOURNAMENT; i++) {
+		int c = rng_below(&s->rng, s->P);
+		if (fitness_better(s->pop[c].fit, s->pop[w].fit))
+			w = c;
+	}
+	return w;
+}
+
+/* k mutations, k >= 1 geometric with mean mu; each of an applicable kind,
+ * half of them near the critical device. */
+static void mutate(struct search *s, gene_t *g, int focus, double mu)
+{
+	int k = 1;
+	while (k < 64 && rng_unit(&s->rng) < 1.0 - 1.0 / mu)
+		k++;
+	for (int i = 0, tries = 0; i < k && tries < 4 * k; tries++)
+		if (ga_mutate(&s->lay, g, (enum mutation)rng_below(&s->rng, MUT_COUNT), focus,
+			      &s->rng))
+			i++;
+}
+
+static void breed(struct search *s, struct individual *child)
+{
+	const struct individual *a = &s->pop[tournament(s)];
+	if (rng_unit(&s->rng) < CROSSOVER_RATE) {
+		const struct individual *b = &s->pop[tournament(s)];
+		ga_crossover(&s->lay, a->g, b->g, child->g, &s->rng, s->scratch);
+	} else {
+		memcpy(child->g, a->g, s->lay.n * sizeof *child->g);
+	}
+	child->origin = a->origin;
+	mutate(s, child->g, a->fit.critical, s->mu);
+}
+
+/* One generation; true if it improved the best. */
+static bool generation(struct search *s)
+{
+	rank(s);
+	for (int i = 0; i < s->E; i++)
+		copy_individual(s, &s->next[i], &s->pop[s->order[i]]);
+	for (int i = s->E; i < s->P; i++)
+		breed(s, &s->next[i]);
+	pool_decode(&s->pool, s->next + s->E, s->P - s->E);
+	struct individual *t = s->pop;
+	s->pop = s->next;
+	s->next = t;
+	bool improved = false;
+	for (int i = s->E; i < s->P; i++)
+		improved |= note_best(s, &s->pop[i]);
+	return improved;
+}
+
+static double gap_of(int64_t obj, int64_t bound)
+{
+	return obj > 0 && obj != INT64_MAX ? (double)(obj - bound) / (double)obj : 1.0;
+}
+
+/* Why to stop now, or NULL. */
+static const char *stop_reason(const struct search *s, long gen, double now)
+{
+	const struct ga_options *o = s->o;
+	int64_t b = s->best.fit.objective;
+	if (o->target > 0 && b <= o->target)
+		return "target";
+	if (b <= s->bound || gap_of(b, s->bound) <= o->gap)
+		return "gap";
+	if (o->time_limit > 0 && now >= o->time_limit)
+		return "time_limit";
+	if (o->generations > 0 && gen >= o->generations)
+		return "generations";
+	if (o->stall > 0 && s->stall >= o->stall)
+		return "stall";
+	return NULL;
+}
+
+/* ---- seeding ----------------------------------------------------------------------- */
+
+/* Simulate and decode each seed into the population's first places; the
+ * result's seed table is filled. Returns how many seeds are feasible. */
+static int place_seeds(struct search *s, struct ga_seed *seeds, int n,
+		       struct ga_result *r)
+{
+	struct sim *sim = sim_new(s->in);
+	int placed = 0;
+	r->best_seed = INT64_MAX;
+	for (int i = 0; i < n; i++) {
+		struct ga_seed_report *rep = &r->seeds[i];
+		snprintf(rep->name, sizeof rep->name, "%s", seeds[i].name);
+		snprintf(rep->note, sizeof rep->note, "%s", seeds[i].note);
+		rep->objective = rep->decoded = INT64_MAX;
+		if (!seeds[i].schedule)
+			continue;
+		struct sim_result sr;
+		struct error why;
+		if (sim && sim_run(sim, seeds[i].schedule, &sr, &why) == STATUS_OK) {
+			rep->objective = sr.objective;
+			if (sr.objective < r->best_seed) {
+				r->best_seed = sr.objective;
+				snprintf(r->best_seed_name, sizeof r->best_seed_name, "%s", rep->name);
+			}
+		} else if (!rep->note[0]) {
+			snprintf(rep->note, sizeof rep->note, "not valid as given: %s",
+				 sim ? why.msg : "out of memory");
+		}
+		if (placed >= s->P)
+			continue;
+		struct individual *x = &s->pop[placed];
+		if (genome_from_schedule(&s->lay, seeds[i].schedule, x->g, &why))
+			continue;
+		x->fit = decoder_run(s->pool.dec[0], x->g, &s->pool.stats[0]);
+		rep->decoded = x->fit.objective;
+		x->origin = i;
+		if (x->fit.objective != INT64_MAX)
+			placed++;
+	}
+	sim_free(sim);
+	return placed;
+}
+
+/* The rest of the first generation: mutants of the seeds, best first. */
+static void fill_population(struct search *s, int nseeds)
+{
+	rank(s);   /* only the first nseeds matter; the others are unset */
+	int *best = malloc(nseeds * sizeof *best), k = 0;
+	for (int i = 0; best && i < s->P; i++)
+		if (s->order[i] < nseeds)
+			best[k++] = s->order[i];
+	for (int i = nseeds; i < s->P; i++) {
+		const struct individual *src = &s->pop[best ? best[(i - nseeds) % k] : 0];
+		copy_individual(s, &s->pop[i], src);
+		int strength = 1 + rng_below(&s->rng, 8);
+		for (int j = 0; j < strength; j++)
+			ga_mutate(&s->lay, s->pop[i].g,
+				  (enum mutation)rng_below(&s->rng, MUT_COUNT), -1, &s->rng);
+	}
+	free(best);
+	pool_decode(&s->pool, s->pop + nseeds, s->P - nseeds);
+	for (int i = nseeds; i < s->P; i++)
+		if (s->pop[i].fit.objective == INT64_MAX)   /* a bad mutant: the seed again */
+			copy_individual(s, &s->pop[i], &s->pop[i % nseeds]);
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+void ga_options_init(struct ga_options *o)
+{
+	*o = (struct ga_options){.seed = 1, .threads = 1, .population = 64,
+				 .time_limit = 20, .family_seeds = true, .exact_seed = true};
+}
+
+static enum status check_options(const struct ga_options *o, struct error *err)
+{
+	if (o->threads < 1 || o->threads > 256)
+		return err_set(err, "ga: threads must be 1 to 256, not %d", o->threads);
+	if (o->population < 4 || o->population > 100000)
+		return err_set(err, "ga: population must be 4 to 100000, not %d", o->population);
+	if (o->generations < 0 || o->stall < 0 || !(o->gap >= 0))
+		return err_set(err, "ga: generations, stall and gap must not be negative");
+	if (o->time_limit <= 0 && o->generations == 0 && o->stall == 0 && o->target <= 0)
+		return err_set(err, "ga: no stopping rule (give a time limit, generations, stall or target)");
+	return STATUS_OK;
+}
+
+static enum status alloc_search(struct search *s, struct error *err)
+{
+	size_t n = s->lay.n, P = s->P;
+	s->pop = calloc(P, sizeof *s->pop);
+	s->next = calloc(P, sizeof *s->next);
+	s->genes = malloc((2 * P + 1) * n * sizeof *s->genes);
+	s->scratch = calloc(s->lay.nslots, sizeof *s->scratch);
+	s->order = malloc(P * sizeof *s->order);
+	if (!s->pop || !s->next || !s->genes || !s->scratch || !s->order)
+		return err_set(err, "ga: out of memory for %zu genomes of %zu genes", 2 * P, n);
+	for (size_t i = 0; i < P; i++) {
+		s->pop[i].g = s->genes + i * n;
+		s->next[i].g = s->genes + (P + i) * n;
+	}
+	s->best.g = s->genes + 2 * P * n;
+	s->best.fit = FITNESS_INFEASIBLE;
+	return STATUS_OK;
+}
+
+static void free_search(struct search *s)
+{
+	free(s->pop);
+	free(s->next);
+	free(s->genes);
+	free(s->scratch);
+	free(s->order);
+}
+
+/* The best genome as a schedule, re-simulated: the numbers reported are
+ * the simulator's, and it must agree with the decoder. */
+static enum status finish(struct search *s, struct ga_seed *seeds, struct ga_result *r,
+			  struct error *err)
+{
+	struct schedule *sc = genome_to_schedule(&s->lay, s->best.g);
+	struct sim *sim = sim_new(s->in);
+	struct sim_result sr;
+	enum status st = STATUS_OK;
+	if (!sc || !sim) {
+		st = err_set(err, "ga: out of memory");
+	} else if (sim_run(sim, sc, &sr, err)) {
+		st = err_prefix(err, "ga: internal error: the best genome does not simulate");
+	} else if (sr.objective != s->best.fit.objective) {
+		st = err_set(err, "ga: internal error: decoder objective %" PRId64 " but simulator %" PRId64,
+			     s->best.fit.objective, sr.objective);
+	} else if (r->best_seed < sr.objective) {
+		/* a seed as given (not FIFO) beat its FIFO decoding and every
+		 * child: return that seed */
+		for (int i = 0; i < s->nseeds; i++)
+			if (r->seeds[i].objective == r->best_seed) {
+				schedule_free(sc);
+				sc = schedule_copy(seeds[i].schedule);
+				snprintf(r->origin, sizeof r->origin, "%s", seeds[i].name);
+				break;
+			}
+		if (!sc || sim_run(sim, sc, &sr, err))
+			st = err_set(err, "ga: out of memory");
+	}
+	if (!st) {
+		r->schedule = sc;
+		sc = NULL;
+		r->best = s->best.fit;
+		r->best.objective = sr.objective;
+		r->makespan = sr.makespan;
+		r->span = sr.span;
+		r->gap = gap_of(sr.objective, r->lower_bound);
+	}
+	schedule_free(sc);
+	sim_free(sim);
+	return st;
+}
+
+static void report_progress(const struct search *s, long gen, long evals, double now)
+{
+	if (!s->o->progress)
+		return;
+	struct ga_progress p = {gen, s->best.fit.objective, s->bound,
+				gap_of(s->best.fit.objective, s->bound), evals, now};
+	s->o->progress(s->o->progress_ctx, &p);
+}
+
+static void evolve(struct search *s, struct ga_result *r)
+{
+	long gen = 0, evals = r->evaluations;
+	double start = clock_seconds(), last_report = -1;
+	const char *why;
+	while (!(why = stop_reason(s, gen, clock_seconds() - s->t0))) {
+		if (generation(s)) {
+			s->stall = 0;
+			s->mu = 1;
+		} else if (++s->stall % MU_STEP_GENERATIONS == 0 && s->mu < MU_MAX) {
+			s->mu += 1;
+		}
+		gen++;
+		evals += s->P - s->E;
+		double now = clock_seconds() - s->t0;
+		if (now - last_report >= 1.0) {
+			report_progress(s, gen, evals, now);
+			last_report = now;
+		}
+	}
+	report_progress(s, gen, evals, clock_seconds() - s->t0);
+	r->stopped_by = why;
+	r->generations = gen;
+	r->search_seconds = clock_seconds() - start;
+	r->evals_per_second = r->search_seconds > 0 ?
+		(double)(evals - r->evaluations) / r->search_seconds : 0;
+	r->evaluations = evals;
+}
+
+static enum status run_search(struct search *s, struct ga_seed *seeds, int nseeds,
+			      struct ga_result *r, struct error *err)
+{
+	struct worker_arg *args = NULL;
+	int started = 0;
+	enum status st = pool_init(&s->pool, &s->lay, s->o->threads, &args, &started, err);
+	if (!st)
+		st = alloc_search(s, err);
+	int placed = st ? 0 : place_seeds(s, seeds, nseeds, r);
+	if (!st && placed == 0)
+		st = err_set(err, "ga: no seed gives a valid schedule for instance '%s' (memory too tight for every family and the serial order?)",
+			     s->in->name);
+	if (!st) {
+		fill_population(s, placed);
+		r->evaluations = s->P;
+		for (int i = 0; i < s->P; i++)
+			note_best(s, &s->pop[i]);
+		evolve(s, r);
+		snprintf(r->origin, sizeof r->origin, "%s", seeds[s->best.origin].name);
+		for (int i = 0; i < s->o->threads; i++) {
+			r->repairs.memory_repairs += s->pool.stats[i].memory_repairs;
+			r->repairs.deadlock_repairs += s->pool.stats[i].deadlock_repairs;
+			r->repairs.w_fills += s->pool.stats[i].w_fills;
+		}
+		st = finish(s, seeds, r, err);
+	}
+	pool_stop(&s->pool, args, started);
+	pool_release(&s->pool);
+	free_search(s);
+	return st;
+}
+
+enum status ga_run(const struct instance *in, const struct ga_options *o,
+		   struct ga_result *r, struct error *err)
+{
+	struct search s = {.in = in, .o = o, .mu = 1};
+	struct bounds b;
+	struct ga_seed *seeds = NULL;
+	int nseeds = 0;
+	memset(r, 0, sizeof *r);
+	s.t0 = clock_seconds();
+	if (check_options(o, err) || bound_compute(in, &b, err) ||
+	    layout_init(&s.lay, in, err))
+		return STATUS_ERROR;
+	s.bound = r->lower_bound = b.best;
+	s.P = o->population;
+	s.E = s.P / 8 > 1 ? s.P / 8 : 1;
+	rng_seed(&s.rng, o->seed);
+	enum status st = ga_seeds_collect(in, o, &seeds, &nseeds, err);
+	if (!st) {
+		s.nseeds = r->nseeds = nseeds;
+		r->seeds = calloc(nseeds, sizeof *r->seeds);
+		st = r->seeds ? run_search(&s, seeds, nseeds, r, err)
+			      : err_set(err, "ga: out of memory");
+	}
+	r->time_to_best = s.t_best;
+	r->seconds = clock_seconds() - s.t0;
+	ga_seeds_free(seeds, nseeds);
+	layout_release(&s.lay);
+	if (st)
+		ga_result_release(r);
+	return st;
+}
+
+void ga_result_release(struct ga_result *r)
+{
+	schedule_free(r->schedule);
+	free(r->seeds);
+	r->schedule = NULL;
+	r->seeds = NULL;
+}

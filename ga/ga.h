@@ -1,0 +1,124 @@
+/*
+ * The genetic algorithm for instances beyond the exact solver, after
+ * Koala's dynamic try-test GA: genomes are per-device decision paths
+ * (genome.h), decoded by event simulation with repairs; per-device
+ * crossover and four mutations (operators.h); tournament selection,
+ * elitism and a mutation rate that rises while the search stalls.
+ *
+ * Seeds (seed.c): every family that supports the instance, zb-auto among
+ * them, the caller's schedules, the serial order, and the exact optimum of
+ * a reduced instance (same devices, fewer micro-batches) stretched to the
+ * full micro-batch count. The result is never worse than the best seed.
+ *
+ * Determinism: everything random is drawn on the calling thread from one
+ * generator seeded by `seed`; the threads only decode, each genome on its
+ * own. So a run stopped by generations, stall, gap or target is the same
+ * for the same seed whatever the thread count; a time limit stops it after
+ * however many generations fit.
+ */
+#ifndef PIPEOPT_GA_H
+#define PIPEOPT_GA_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ga/genome.h"
+#include "sched/error.h"
+#include "sched/instance.h"
+#include "sched/schedule.h"
+
+struct ga_progress {
+	long generation;
+	int64_t best;          /* time units: objective of the best so far */
+	int64_t bound;         /* time units: lower bound */
+	double gap;            /* (best - bound) / best */
+	long evaluations;
+	double seconds;
+};
+
+struct ga_options {
+	uint64_t seed;              /* random seed (default 1) */
+	int threads;                /* decoding threads (>= 1) */
+	int population;             /* individuals per generation (>= 4) */
+	long generations;           /* stop after this many; 0: no limit */
+	long stall;                 /* stop after this many without improvement; 0: none */
+	double time_limit;          /* seconds for the whole run; <= 0: none */
+	double gap;                 /* stop when (best - bound) / best <= gap */
+	int64_t target;             /* stop when best <= target; <= 0: none */
+	bool family_seeds;          /* seed with every supporting family */
+	bool exact_seed;            /* seed with a reduced instance's exact optimum */
+	double exact_seed_time;     /* seconds for that solve; <= 0: automatic */
+	int nextra;                 /* the caller's seed schedules */
+	const struct schedule *const *extra;
+	const char *const *extra_names;
+	void (*progress)(void *ctx, const struct ga_progress *p);  /* ~1 per second */
+	void *progress_ctx;
+};
+
+/* Defaults: seed 1, one thread, population 64, 20 s, gap 0, all seeds. */
+void ga_options_init(struct ga_options *o);
+
+struct ga_seed_report {
+	char name[64];              /* "zb-auto", "file x.json", "exact m=8, stretched" */
+	int64_t objective;          /* simulated as given; INT64_MAX if not valid */
+	int64_t decoded;            /* after decoding (FIFO, repairs, W fills) */
+	char note[200];             /* why it is missing or invalid, or detail */
+};
+
+struct ga_result {
+	struct schedule *schedule;  /* the best schedule (owned) */
+	struct fitness best;        /* its objective and tie measure, simulated */
+	int64_t makespan, span;     /* time units, simulated */
+	int64_t lower_bound;        /* time units, sched/bound.c */
+	double gap;                 /* (objective - lower_bound) / objective */
+	char origin[64];            /* the seed it descends from */
+	int64_t best_seed;          /* best seed objective as given (INT64_MAX: none) */
+	char best_seed_name[64];
+	long generations, evaluations;
+	double seconds;             /* whole run, seeding included */
+	double search_seconds;      /* the generations alone */
+	double time_to_best;        /* seconds from the start to the best */
+	double evals_per_second;    /* decodes per second during the generations */
+	const char *stopped_by;     /* "time_limit", "generations", "stall", "gap", "target" */
+	struct decode_stats repairs;
+	int nseeds;
+	struct ga_seed_report *seeds;   /* [nseeds] (owned) */
+};
+
+/* Run the GA. Fails only on bad options, out of memory, or when no seed
+ * gives a valid schedule (with the reasons). */
+enum status ga_run(const struct instance *in, const struct ga_options *o,
+		   struct ga_result *r, struct error *err);
+
+void ga_result_release(struct ga_result *r);
+
+/* Seeds (seed.c): schedules with names, before decoding. */
+struct ga_seed {
+	char name[64];
+	struct schedule *schedule;  /* NULL when none (see note) */
+	char note[200];
+};
+
+/* Collect the seeds the options ask for (families, the caller's, serial,
+ * the reduced exact solve); *out is an array the caller releases with
+ * ga_seeds_free. Seeds that fail are listed with a note. */
+enum status ga_seeds_collect(const struct instance *in, const struct ga_options *o,
+			     struct ga_seed **out, int *n, struct error *err);
+void ga_seeds_free(struct ga_seed *v, int n);
+
+/*
+ * The exact seed: solve the instance with m' < M micro-batches (the largest
+ * m' <= min(M - 1, 2 D) whose MILP stays small), then stretch its schedule
+ * to M by repeating the steady state (seed.c). NULL with a note when the
+ * reduced instance is too large or nothing valid came out.
+ */
+struct schedule *ga_exact_seed(const struct instance *in, double seconds,
+			       char *note, int note_len, int *reduced_m);
+
+/* Stretch schedule s of `small` (same instance, fewer micro-batches) to
+ * `in`'s micro-batch count by repeating its steady state; NULL if s is not
+ * valid on small or memory runs out. */
+struct schedule *ga_stretch(const struct instance *small, const struct schedule *s,
+			    const struct instance *in);
+
+#endif

@@ -1,0 +1,88 @@
+/*
+ * When an op can start, given the end times of the ops already timed: the
+ * dependency rule of DESIGN.md in one place, shared by the simulator
+ * (sim.c) and the GA's decoder (ga/decode.c).
+ *
+ * Dependencies of micro-batch j, with lag = the stage edge's comm across
+ * devices, else 0:
+ *     F(l,j) <- F(p,j) for each predecessor stage p
+ *     B(l,j) <- F(l,j), and B(s,j) for each successor stage s
+ *     W(l,j) <- B(l,j)
+ */
+#ifndef PIPEOPT_READY_H
+#define PIPEOPT_READY_H
+
+#include <stdint.h>
+
+#include "sched/instance.h"
+
+/*
+ * The earliest start of op (k,l,j) on a device free at time t: the latest of
+ * t and every input's end plus lag. `end` is indexed by op id, < 0 for an op
+ * not timed yet; if an input is not timed, returns -1 and stores its id in
+ * *waiting.
+ */
+static inline int64_t op_ready_time(const struct instance *in,
+				    const int64_t *end, int k, int l, int j,
+				    int64_t t, int *waiting)
+{
+	int M = in->microbatches, L = in->stages;
+	if (k == OP_F) {
+		for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
+			int x = in->pred[i].stage * M + j;   /* F(p, j) */
+			if (end[x] < 0) {
+				*waiting = x;
+				return -1;
+			}
+			int64_t a = end[x] + in->pred[i].lag;
+			t = a > t ? a : t;
+		}
+		return t;
+	}
+	if (k == OP_B) {
+		int f = l * M + j;
+		if (end[f] < 0) {
+			*waiting = f;
+			return -1;
+		}
+		t = end[f] > t ? end[f] : t;
+		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++) {
+			int x = (L + in->succ[i].stage) * M + j;   /* B(s, j) */
+			if (end[x] < 0) {
+				*waiting = x;
+				return -1;
+			}
+			int64_t a = end[x] + in->succ[i].lag;
+			t = a > t ? a : t;
+		}
+		return t;
+	}
+	int b = (L + l) * M + j;   /* W(l,j) <- B(l,j) */
+	if (end[b] < 0) {
+		*waiting = b;
+		return -1;
+	}
+	return end[b] > t ? end[b] : t;
+}
+
+/* The stages whose ops may wait for op kind k of stage l: [*from, *to) in
+ * the returned list (successors for F, predecessors for B, none for W). */
+static inline const struct stage_link *op_dependents(const struct instance *in,
+						     int k, int l, int *from,
+						     int *to)
+{
+	if (k == OP_F) {
+		*from = in->succ_start[l];
+		*to = in->succ_start[l + 1];
+		return in->succ;
+	}
+	if (k == OP_B) {
+		*from = in->pred_start[l];
+		*to = in->pred_start[l + 1];
+		return in->pred;
+	}
+	*from = *to = 0;
+	return in->succ;
+}
+
+#endif
