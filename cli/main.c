@@ -21,6 +21,7 @@ static const struct command commands[] = {
 	{"bound", cmd_bound, "lower bounds on an instance's objective"},
 	{"solve", cmd_solve, "an optimal schedule with a certificate (MILP: CBC or GLPK)"},
 	{"search", cmd_search, "a genetic-algorithm search for large instances, with its gap to the bound"},
+	{"search-validate", cmd_search_validate, "the GA against certified optima: share optimal, gaps, time to best"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 
@@ -32,7 +33,7 @@ static void usage(FILE *f)
 		   "pipeopt finds and checks pipeline-parallel training schedules.\n\n"
 		   "commands:\n");
 	for (int i = 0; i < NCOMMANDS; i++)
-		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
+		fprintf(f, "  %-16s %s\n", commands[i].name, commands[i].help);
 	fprintf(f, "\n'pipeopt COMMAND --help' describes one command.\n");
 }
 

@@ -273,35 +273,61 @@ static bool run_device(struct decoder *dc, const gene_t *g, int d)
 	return true;
 }
 
-/*
- * Step 3: every unfinished device waits. Follow what waits for what, from
- * the first waiting device's next op: an op waits for an input x, which
- * cannot run before the next op of x's slot (FIFO); go to that op, and on
- * until an op whose inputs are all timed. Every step goes to a strict
- * predecessor in the (acyclic) dependency-and-FIFO graph, so this ends. Run
- * that op next on its device: it is what the deadlock needs, and the other
- * devices keep their orders. If it does not fit in memory there, run a
- * pending W instead; if none fits either, the genome is infeasible.
- */
+/* Whether slot q fits on device d; with `reserve`, an F must also leave
+ * room for one more F of each of the device's other stages (so that a
+ * repair does not fill memory with one stage's forwards while another
+ * stage of the device, V placement say, still needs one to go on). */
+static bool fits_with_reserve(const struct decoder *dc, int d, int q, int reserve)
+{
+	const struct instance *in = dc->in;
+	if (!in->has_limit)
+		return true;
+	int k = q / dc->L, l = q % dc->L;
+	int64_t need = inst_delta(in, k, l);
+	if (reserve && k == OP_F)
+		for (int i = dc->lay->dev_slot_start[d]; i < dc->lay->dev_slot_start[d + 1]; i++) {
+			int r = dc->lay->dev_slots[i];
+			if (r / dc->L == OP_F && r % dc->L != l && dc->head[r] < dc->M)
+				need += inst_delta(in, OP_F, r % dc->L);
+		}
+	return dc->mem[d] + need <= in->limit[d];
+}
+
+/* Step 3: every unfinished device waits. Force, on the device where it can
+ * start earliest, the earliest-listed op whose inputs are all timed. */
 static bool break_deadlock(struct decoder *dc, const gene_t *g)
 {
 	const struct instance *in = dc->in;
 	const struct layout *lay = dc->lay;
-	int d = 0, M = dc->M, L = dc->L;
-	while (dc->outpos[d] == lay->row_start[d + 1])
-		d++;
-	int q = next_slot(dc, g, d), x;
-	while (op_ready_time(in, dc->end, q / L, q % L, dc->head[q], 0, &x) < 0) {
-		q = x / M;   /* x's slot: (kind * L + stage) */
-		d = in->stage_device[q % L];
+	int best_d = -1, best_q = -1, best_pos = 0;
+	int64_t best_start = 0;
+	(void)g;
+	for (int reserve = 1; reserve >= 0 && best_q < 0; reserve--)
+	for (int d = 0; d < in->devices; d++) {
+		if (dc->outpos[d] == lay->row_start[d + 1])
+			continue;
+		for (int i = lay->dev_slot_start[d]; i < lay->dev_slot_start[d + 1]; i++) {
+			int q = lay->dev_slots[i], w;
+			if (dc->head[q] >= dc->M || !fits_with_reserve(dc, d, q, reserve))
+				continue;
+			int64_t s = op_ready_time(in, dc->end, q / dc->L, q % dc->L,
+						  dc->head[q], dc->free_at[d], &w);
+			if (s < 0)
+				continue;
+			int p = gene_pos(dc, q);
+			if (best_q < 0 || s < best_start || (s == best_start && p < best_pos)) {
+				best_d = d;
+				best_q = q;
+				best_start = s;
+				best_pos = p;
+			}
+		}
 	}
-	if (!fits(dc, d, q))
-		q = earliest_slot(dc, d, pending_w_fits, NULL);
-	if (q < 0)
+	if (best_q < 0)
 		return false;
-	dc->forced[d] = q;
-	dc->queued[d] = 1;
-	dc->stack[dc->top++] = d;
+	dc->forced[best_d] = best_q;
+	dc->queued[best_d] = 1;
+	dc->stack[dc->top++] = best_d;
 	dc->st.deadlock_repairs++;
 	return true;
 }

@@ -28,6 +28,9 @@
 #define CROSSOVER_RATE 0.7
 #define MU_MAX 16
 #define MU_STEP_GENERATIONS 8
+#define RESTART_GENERATIONS 50
+#define RANDOM_WALK_MAX_OPS 5000
+#define SEED_KEEP_FACTOR 1.5
 
 struct individual {
 	gene_t *g;
@@ -170,7 +173,10 @@ struct search {
 	int *scratch;                    /* [nslots] for crossover */
 	int *order;                      /* [P] indices sorted by fitness */
 	struct individual best;          /* own genome */
-	int nseeds;
+	struct individual *seeds;        /* [nplaced] decoded seeds, best first */
+	gene_t *seed_genes;
+	int nseeds, nplaced;
+	long since_restart;              /* generations since the last improvement or restart */
 	double t0, t_best, mu;
 	long stall;
 	int64_t bound;
@@ -295,69 +301,129 @@ static const char *stop_reason(const struct search *s, long gen, double now)
 
 /* ---- seeding ----------------------------------------------------------------------- */
 
-/* Simulate and decode each seed into the population's first places; the
- * result's seed table is filled. Returns how many seeds are feasible. */
+/* Simulate seed i as given into its report; the best so far into r. */
+static void simulate_seed(struct sim *sim, const struct ga_seed *seed,
+			  struct ga_seed_report *rep, struct ga_result *r)
+{
+	struct sim_result sr;
+	struct error why;
+	snprintf(rep->name, sizeof rep->name, "%s", seed->name);
+	snprintf(rep->note, sizeof rep->note, "%s", seed->note);
+	rep->objective = rep->decoded = INT64_MAX;
+	if (!seed->schedule)
+		return;
+	if (sim && sim_run(sim, seed->schedule, &sr, &why) == STATUS_OK) {
+		rep->objective = sr.objective;
+		if (sr.objective < r->best_seed) {
+			r->best_seed = sr.objective;
+			snprintf(r->best_seed_name, sizeof r->best_seed_name, "%s", rep->name);
+		}
+	} else if (!rep->note[0]) {
+		snprintf(rep->note, sizeof rep->note, "not valid as given: %s",
+			 sim ? why.msg : "out of memory");
+	}
+}
+
+/*
+ * Simulate every seed (the report), decode it, and place the best decoded
+ * ones in the population's first places, best first: at most P, and only
+ * those within SEED_KEEP_FACTOR of the best (children of far worse seeds
+ * only cost repairs). Returns how many were placed (0: none feasible).
+ */
 static int place_seeds(struct search *s, struct ga_seed *seeds, int n,
 		       struct ga_result *r)
 {
 	struct sim *sim = sim_new(s->in);
-	int placed = 0;
+	struct individual *dec = calloc(n, sizeof *dec);
+	gene_t *genes = malloc((size_t)n * s->lay.n * sizeof *genes);
+	int ok = 0, placed = 0;
 	r->best_seed = INT64_MAX;
 	for (int i = 0; i < n; i++) {
-		struct ga_seed_report *rep = &r->seeds[i];
-		snprintf(rep->name, sizeof rep->name, "%s", seeds[i].name);
-		snprintf(rep->note, sizeof rep->note, "%s", seeds[i].note);
-		rep->objective = rep->decoded = INT64_MAX;
-		if (!seeds[i].schedule)
+		simulate_seed(sim, &seeds[i], &r->seeds[i], r);
+		if (!dec || !genes || !seeds[i].schedule)
 			continue;
-		struct sim_result sr;
-		struct error why;
-		if (sim && sim_run(sim, seeds[i].schedule, &sr, &why) == STATUS_OK) {
-			rep->objective = sr.objective;
-			if (sr.objective < r->best_seed) {
-				r->best_seed = sr.objective;
-				snprintf(r->best_seed_name, sizeof r->best_seed_name, "%s", rep->name);
-			}
-		} else if (!rep->note[0]) {
-			snprintf(rep->note, sizeof rep->note, "not valid as given: %s",
-				 sim ? why.msg : "out of memory");
-		}
-		if (placed >= s->P)
-			continue;
-		struct individual *x = &s->pop[placed];
-		if (genome_from_schedule(&s->lay, seeds[i].schedule, x->g, &why))
+		struct individual *x = &dec[ok];
+		x->g = genes + (size_t)ok * s->lay.n;
+		if (genome_from_schedule(&s->lay, seeds[i].schedule, x->g, NULL))
 			continue;
 		x->fit = decoder_run(s->pool.dec[0], x->g, &s->pool.stats[0]);
-		rep->decoded = x->fit.objective;
 		x->origin = i;
-		if (x->fit.objective != INT64_MAX)
-			placed++;
+		r->seeds[i].decoded = x->fit.objective;
+		ok += x->fit.objective != INT64_MAX;
 	}
+	sort_pop = dec;
+	int *order = malloc((ok ? ok : 1) * sizeof *order);
+	for (int i = 0; order && i < ok; i++)
+		order[i] = i;
+	if (order)
+		qsort(order, ok, sizeof *order, cmp_order);
+	for (int i = 0; order && i < ok && placed < s->P; i++) {
+		const struct individual *x = &dec[order[i]];
+		if ((double)x->fit.objective > SEED_KEEP_FACTOR * (double)dec[order[0]].fit.objective)
+			break;
+		copy_individual(s, &s->pop[placed++], x);
+	}
+	free(order);
+	free(genes);
+	free(dec);
 	sim_free(sim);
 	return placed;
 }
 
-/* The rest of the first generation: mutants of the seeds, best first. */
-static void fill_population(struct search *s, int nseeds)
+/* A heavy mutant (1 to 16 mutations) of x into place i. */
+static void mutant(struct search *s, int i, const struct individual *x)
 {
-	rank(s);   /* only the first nseeds matter; the others are unset */
-	int *best = malloc(nseeds * sizeof *best), k = 0;
-	for (int i = 0; best && i < s->P; i++)
-		if (s->order[i] < nseeds)
-			best[k++] = s->order[i];
-	for (int i = nseeds; i < s->P; i++) {
-		const struct individual *src = &s->pop[best ? best[(i - nseeds) % k] : 0];
-		copy_individual(s, &s->pop[i], src);
-		int strength = 1 + rng_below(&s->rng, 8);
-		for (int j = 0; j < strength; j++)
-			ga_mutate(&s->lay, s->pop[i].g,
-				  (enum mutation)rng_below(&s->rng, MUT_COUNT), -1, &s->rng);
+	copy_individual(s, &s->pop[i], x);
+	int strength = 1 + rng_below(&s->rng, 16);
+	for (int j = 0; j < strength; j++)
+		ga_mutate(&s->lay, s->pop[i].g, (enum mutation)rng_below(&s->rng, MUT_COUNT), -1,
+			  &s->rng);
+}
+
+/*
+ * Fill places from..P-1 afresh: in turn a random walk down the decision
+ * tree, a mutant of a seed (best seeds first), a mutant of the best so far
+ * (once there is one). Used for the first generation and for restarts.
+ * Random walks only while genomes are small: on large ones they are far
+ * from anything good and need thousands of repairs each.
+ */
+static void renew(struct search *s, int from)
+{
+	bool walks = s->lay.n <= RANDOM_WALK_MAX_OPS;
+	for (int i = from, t = 0; i < s->P; i++, t++) {
+		int how = walks ? t % 3 : 1 + t % 2;
+		if (how == 2 && s->best.fit.objective == INT64_MAX)
+			how = 1;
+		if (how == 0) {
+			ga_random_genome(&s->lay, s->pop[i].g, &s->rng, s->scratch);
+			s->pop[i].origin = -1;
+		} else if (how == 1) {
+			mutant(s, i, &s->seeds[(t / 3) % s->nplaced]);
+		} else {
+			mutant(s, i, &s->best);
+		}
 	}
-	free(best);
-	pool_decode(&s->pool, s->pop + nseeds, s->P - nseeds);
-	for (int i = nseeds; i < s->P; i++)
-		if (s->pop[i].fit.objective == INT64_MAX)   /* a bad mutant: the seed again */
-			copy_individual(s, &s->pop[i], &s->pop[i % nseeds]);
+	pool_decode(&s->pool, s->pop + from, s->P - from);
+	for (int i = from; i < s->P; i++)
+		if (s->pop[i].fit.objective == INT64_MAX)   /* infeasible: a seed again */
+			copy_individual(s, &s->pop[i], &s->seeds[i % s->nplaced]);
+}
+
+/* Keep the decoded seeds, best first, for renew(). */
+static enum status keep_seeds(struct search *s, int placed, struct error *err)
+{
+	rank(s);
+	s->nplaced = placed;
+	s->seeds = calloc(placed, sizeof *s->seeds);
+	s->seed_genes = malloc((size_t)placed * s->lay.n * sizeof *s->seed_genes);
+	if (!s->seeds || !s->seed_genes)
+		return err_set(err, "ga: out of memory");
+	for (int i = 0, k = 0; i < s->P; i++)
+		if (s->order[i] < placed) {
+			s->seeds[k].g = s->seed_genes + (size_t)k * s->lay.n;
+			copy_individual(s, &s->seeds[k++], &s->pop[s->order[i]]);
+		}
+	return STATUS_OK;
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -407,6 +473,8 @@ static void free_search(struct search *s)
 	free(s->genes);
 	free(s->scratch);
 	free(s->order);
+	free(s->seeds);
+	free(s->seed_genes);
 }
 
 /* The best genome as a schedule, re-simulated: the numbers reported are
@@ -461,6 +529,15 @@ static void report_progress(const struct search *s, long gen, long evals, double
 	s->o->progress(s->o->progress_ctx, &p);
 }
 
+/* The search is stuck: keep the best, renew everyone else. */
+static void restart(struct search *s)
+{
+	copy_individual(s, &s->pop[0], &s->best);
+	renew(s, 1);
+	s->since_restart = 0;
+	s->mu = 1;
+}
+
 static void evolve(struct search *s, struct ga_result *r)
 {
 	long gen = 0, evals = r->evaluations;
@@ -468,8 +545,12 @@ static void evolve(struct search *s, struct ga_result *r)
 	const char *why;
 	while (!(why = stop_reason(s, gen, clock_seconds() - s->t0))) {
 		if (generation(s)) {
-			s->stall = 0;
+			s->stall = s->since_restart = 0;
 			s->mu = 1;
+		} else if (++s->since_restart >= RESTART_GENERATIONS) {
+			restart(s);
+			evals += s->P - 1;
+			s->stall++;
 		} else if (++s->stall % MU_STEP_GENERATIONS == 0 && s->mu < MU_MAX) {
 			s->mu += 1;
 		}
@@ -502,13 +583,16 @@ static enum status run_search(struct search *s, struct ga_seed *seeds, int nseed
 	if (!st && placed == 0)
 		st = err_set(err, "ga: no seed gives a valid schedule for instance '%s' (memory too tight for every family and the serial order?)",
 			     s->in->name);
+	if (!st)
+		st = keep_seeds(s, placed, err);
 	if (!st) {
-		fill_population(s, placed);
+		renew(s, placed < s->P ? placed : s->P);
 		r->evaluations = s->P;
 		for (int i = 0; i < s->P; i++)
 			note_best(s, &s->pop[i]);
 		evolve(s, r);
-		snprintf(r->origin, sizeof r->origin, "%s", seeds[s->best.origin].name);
+		snprintf(r->origin, sizeof r->origin, "%s",
+			 s->best.origin < 0 ? "random walk" : seeds[s->best.origin].name);
 		for (int i = 0; i < s->o->threads; i++) {
 			r->repairs.memory_repairs += s->pool.stats[i].memory_repairs;
 			r->repairs.deadlock_repairs += s->pool.stats[i].deadlock_repairs;

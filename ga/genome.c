@@ -56,24 +56,29 @@ enum status genome_from_schedule(const struct layout *lay,
 	if (s->devices != in->devices)
 		return err_set(err, "the schedule has %d device rows, the instance %d devices",
 			       s->devices, in->devices);
-	for (int d = 0; d < in->devices; d++) {
+	uint8_t *seen = calloc(lay->n, 1);
+	if (!seen)
+		return err_set(err, "genome: out of memory");
+	enum status st = STATUS_OK;
+	for (int d = 0; !st && d < in->devices; d++) {
 		const struct sched_row *row = &s->rows[d];
 		int want = lay->row_start[d + 1] - lay->row_start[d];
 		if (row->len != want)
-			return err_set(err, "device %d: %d ops, the instance has %d",
-				       d, row->len, want);
-		for (int i = 0; i < row->len; i++) {
+			st = err_set(err, "device %d: %d ops, the instance has %d", d, row->len, want);
+		for (int i = 0; !st && i < row->len; i++) {
 			const struct op *o = &row->ops[i];
 			if (o->kind < 0 || o->kind >= in->kinds || o->stage < 0 ||
-			    o->stage >= in->stages || in->stage_device[o->stage] != d)
-				return err_set(err, "device %d, position %d: not an op of this device",
-					       d, i);
-			g[lay->row_start[d] + i] = (gene_t)(o->kind * in->stages + o->stage);
+			    o->stage >= in->stages || in->stage_device[o->stage] != d ||
+			    o->mb < 0 || o->mb >= in->microbatches ||
+			    seen[inst_op_id(in, o->kind, o->stage, o->mb)]++)
+				st = err_set(err, "device %d, position %d: not an op of this device, or a repeated one",
+					     d, i);
+			else
+				g[lay->row_start[d] + i] = (gene_t)(o->kind * in->stages + o->stage);
 		}
-		if (!genome_row_ok(lay, g, d))
-			return err_set(err, "device %d: some op is missing or repeated", d);
 	}
-	return STATUS_OK;
+	free(seen);
+	return st;
 }
 
 struct schedule *genome_to_schedule(const struct layout *lay, const gene_t *g)

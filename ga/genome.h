@@ -26,7 +26,9 @@
  *      input is not produced yet, the device WAITS until it is;
  *   3. deadlock: when every unfinished device waits, the orders contradict
  *      the dependencies; REPAIR by taking, on the device where it can start
- *      earliest, the earliest-listed op whose inputs are all produced.
+ *      earliest, the earliest-listed op whose inputs are all produced (and
+ *      which fits; a forward only if it leaves room for a forward of each
+ *      other stage of its device, unless no op qualifies then).
  * Every repair is written back into the genome (Lamarckian), so a decoded
  * genome decodes to itself. A genome that needs no repair and leaves no W
  * gap decodes to exactly the schedule it lists: seeds lose nothing.

@@ -96,6 +96,8 @@ static bool mutate_move_w(const struct layout *lay, gene_t *g, int s, int n,
 	return false;
 }
 
+/* At a random step, take k >= 1 (mostly 1) more decisions of the other of
+ * F and B: pull the next k genes of that kind up to this step, in order. */
 static bool mutate_flip(const struct layout *lay, gene_t *g, int s, int n,
 			struct rng *r)
 {
@@ -103,14 +105,13 @@ static bool mutate_flip(const struct layout *lay, gene_t *g, int s, int n,
 	int k = slot_kind(lay, g[i]);
 	if (k == OP_W)
 		return false;
-	for (int j = i + 1; j < s + n; j++) {
-		int kj = slot_kind(lay, g[j]);
-		if (kj != OP_W && kj != k) {
-			move_gene(g, j, i);
-			return true;
-		}
-	}
-	return false;
+	int want = k == OP_F ? OP_B : OP_F, pulls = 1, moved = 0;
+	while (pulls < 4 && rng_below(r, 3) == 0)
+		pulls++;
+	for (int j = i + 1; j < s + n && moved < pulls; j++)
+		if (slot_kind(lay, g[j]) == want)
+			move_gene(g, j, i + moved++);
+	return moved > 0;
 }
 
 static bool mutate_chunk(const struct layout *lay, gene_t *g, int s, int n,
@@ -126,6 +127,22 @@ static bool mutate_chunk(const struct layout *lay, gene_t *g, int s, int n,
 			return true;
 		}
 	return false;
+}
+
+static bool mutate_scramble(gene_t *g, int s, int n, int slots, struct rng *r)
+{
+	int len = 2 + rng_below(r, 4 * slots - 1);
+	len = len > n ? n : len;
+	int from = s + rng_below(r, n - len + 1);
+	bool changed = false;
+	for (int i = len - 1; i > 0; i--) {   /* Fisher-Yates */
+		int j = rng_below(r, i + 1);
+		gene_t t = g[from + i];
+		changed |= t != g[from + j];
+		g[from + i] = g[from + j];
+		g[from + j] = t;
+	}
+	return changed;
 }
 
 bool ga_mutate(const struct layout *lay, gene_t *g, enum mutation m, int focus,
@@ -145,7 +162,46 @@ bool ga_mutate(const struct layout *lay, gene_t *g, enum mutation m, int focus,
 		return mutate_flip(lay, g, s, n, r);
 	case MUT_CHUNK:
 		return slots > lay->in->kinds && mutate_chunk(lay, g, s, n, r);
+	case MUT_SCRAMBLE:
+		return mutate_scramble(g, s, n, slots, r);
 	default:
 		return false;
+	}
+}
+
+void ga_random_genome(const struct layout *lay, gene_t *g, struct rng *r, int *count)
+{
+	const struct instance *in = lay->in;
+	int M = in->microbatches, L = in->stages;
+	for (int d = 0; d < in->devices; d++) {
+		int a = lay->dev_slot_start[d], b = lay->dev_slot_start[d + 1];
+		int64_t mem = 0, limit = in->has_limit ? in->limit[d] : INT64_MAX;
+		for (int i = a; i < b; i++)
+			count[lay->dev_slots[i]] = 0;
+		for (int i = lay->row_start[d]; i < lay->row_start[d + 1]; i++) {
+			/* the slots whose next op is allowed locally, with memory */
+			int pick = -1, seen = 0, fallback = -1;
+			for (int t = a; t < b; t++) {
+				int q = lay->dev_slots[t], k = q / L, l = q % L;
+				if (count[q] >= M || (k > 0 && count[q] >= count[(k - 1) * L + l]))
+					continue;
+				if (fallback < 0)
+					fallback = q;
+				if (mem + inst_delta(in, k, l) > limit)
+					continue;
+				if (rng_below(r, ++seen) == 0)   /* uniform among the allowed */
+					pick = q;
+			}
+			if (pick < 0)
+				pick = fallback;
+			if (pick < 0) {   /* cannot happen: some slot always has ops left */
+				for (int t = a; t < b && pick < 0; t++)
+					if (count[lay->dev_slots[t]] < M)
+						pick = lay->dev_slots[t];
+			}
+			g[i] = (gene_t)pick;
+			count[pick]++;
+			mem += inst_delta(in, pick / L, pick % L);
+		}
 	}
 }

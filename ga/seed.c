@@ -29,6 +29,9 @@
  * binaries per device pair, solvable in seconds). */
 #define EXACT_SEED_MAX_OPS 600
 
+/* Grouped GPipe seeds for g = 2 .. min(M - 1, this). */
+#define MAX_GROUP 16
+
 struct keyed {
 	int64_t v;      /* time units: virtual start */
 	int pos;        /* position in the reduced row */
@@ -208,6 +211,11 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 	}
 	if (!st)
 		st = push_seed(&v, n, &cap, "serial", family_serial(in), NULL, err);
+	for (int g = 2; o->family_seeds && !st && g < in->microbatches && g <= MAX_GROUP; g++) {
+		char name[64];
+		snprintf(name, sizeof name, "gpipe groups of %d", g);
+		st = push_seed(&v, n, &cap, name, family_grouped(in, g), NULL, err);
+	}
 	if (!st && o->exact_seed) {
 		char note[200];
 		int m;

@@ -127,20 +127,29 @@ enum status family_generate(const char *name, const struct instance *in,
 	return family_run(f, in, out, err);
 }
 
-struct schedule *family_serial(const struct instance *in)
+struct schedule *family_grouped(const struct instance *in, int g)
 {
 	struct schedule *s = schedule_new(in->devices);
-	for (int j = 0; s && j < in->microbatches; j++) {
-		for (int i = 0; i < in->stages; i++) {
-			int l = in->topo[i];
-			schedule_push(s, in->stage_device[l], OP_F, l, j);
-		}
-		for (int i = in->stages - 1; i >= 0; i--) {
-			int l = in->topo[i];
-			schedule_push(s, in->stage_device[l], OP_B, l, j);
-			if (in->split_backward)
-				schedule_push(s, in->stage_device[l], OP_W, l, j);
-		}
+	int M = in->microbatches;
+	for (int j0 = 0; s && j0 < M; j0 += g) {
+		int j1 = j0 + g < M ? j0 + g : M;
+		for (int j = j0; j < j1; j++)
+			for (int i = 0; i < in->stages; i++) {
+				int l = in->topo[i];
+				schedule_push(s, in->stage_device[l], OP_F, l, j);
+			}
+		for (int j = j0; j < j1; j++)
+			for (int i = in->stages - 1; i >= 0; i--) {
+				int l = in->topo[i];
+				schedule_push(s, in->stage_device[l], OP_B, l, j);
+				if (in->split_backward)
+					schedule_push(s, in->stage_device[l], OP_W, l, j);
+			}
 	}
 	return s;
+}
+
+struct schedule *family_serial(const struct instance *in)
+{
+	return family_grouped(in, 1);
 }

@@ -47,6 +47,12 @@ enum status family_generate(const char *name, const struct instance *in,
  * device at a time; the last-resort schedule (NULL when out of memory). */
 struct schedule *family_serial(const struct instance *in);
 
+/* GPipe in groups of g micro-batches: the forwards of a group (in
+ * topological order), then its backwards (each W right after its B), then
+ * the next group. g = 1 is the serial schedule, g = M GPipe. Valid when g
+ * micro-batches fit in memory. NULL when out of memory. */
+struct schedule *family_grouped(const struct instance *in, int g);
+
 /* Build from family f. */
 enum status family_run(const struct family *f, const struct instance *in,
 		       struct schedule **out, struct error *err);

@@ -1767,6 +1767,212 @@ static void test_solve_usage(void **state)
 	run_free(&r);
 }
 
+/* ---- pipeopt search and search-validate ------------------------------------ */
+
+#define ZB_SMALL "datasets/ga/zb-small/zb-small-p4-m8-unit-comm1-1p.json"
+
+/* Zero Bubble's small case (p = 4, m = 8, unit costs, comm 1, 1p): the
+ * research notes' CBC run proves 39 optimal and measures ZB's heuristic at
+ * 41; the lower bound there is 33 (LB in the same notes). The GA, stopped
+ * by generations (deterministic), lands between the optimum and the best
+ * seed (test_ga checks how often it reaches 39). Every key of the result
+ * is there, and the schedule re-simulates to the reported objective. */
+static void test_search_zb_small(void **state)
+{
+	struct run r;
+	RUN(&r, "search", ZB_SMALL, "--generations", "400", "--population", "32",
+	    "--no-exact-seed", "--threads", "1", "--seed", "1", "-o", tmp("ga.json"), "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	json_int_t obj = get_int(j, "objective");
+	assert_true(obj >= 39 && obj <= 41);
+	assert_int_equal(get_int(j, "makespan"), obj);
+	assert_int_equal(get_int(j, "lower_bound"), 33);
+	assert_double_near(get_real(j, "gap"), (obj - 33.0) / obj, 1e-9);
+	assert_string_equal(get_str(j, "status"), "feasible");
+	assert_true(json_is_false(get(j, "certified")));
+	assert_int_equal(get_int(get(j, "best_seed"), "objective"), 41);
+	assert_int_equal(get_int(j, "generations"), 400);
+	assert_string_equal(get_str(j, "stopped_by"), "generations");
+	assert_true(get_int(j, "evaluations") >= 400 * 28);
+	assert_true(get_real(j, "evaluations_per_second") > 0);
+	assert_true(json_array_size(get(j, "seeds")) >= 3);
+	assert_true(strlen(get_str(j, "seed_from")) > 0);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "simulate", ZB_SMALL, "--schedule", tmp("ga.json"), "--json");
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	assert_int_equal(get_int(j, "makespan"), obj);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* Where a seed meets the lower bound the search stops at once, optimal by
+ * the bound. */
+static void test_search_stops_at_bound(void **state)
+{
+	struct run r;
+	RUN(&r, "search", FUSED, "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "objective"), 88);   /* (m+p-1)(F+B) = 11 * 8 */
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_true(json_is_true(get(j, "certified")));
+	assert_string_equal(get_str(j, "certified_by"), "bound");
+	assert_string_equal(get_str(j, "stopped_by"), "gap");
+	assert_int_equal(get_int(j, "generations"), 0);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* The same seed gives the same schedule, whatever the thread count. */
+static void test_search_deterministic(void **state)
+{
+	struct run a, b;
+	RUN(&a, "search", ZB, "--generations", "30", "--population", "16", "--threads", "1",
+	    "--seed", "7", "--no-exact-seed", "--json");
+	RUN(&b, "search", ZB, "--generations", "30", "--population", "16", "--threads", "2",
+	    "--seed", "7", "--no-exact-seed", "--json");
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	json_t *x = parse_json(a.out), *y = parse_json(b.out);
+	assert_true(json_equal(get(x, "schedule"), get(y, "schedule")));
+	assert_int_equal(get_int(x, "objective"), get_int(y, "objective"));
+	assert_int_equal(get_int(x, "evaluations"), get_int(y, "evaluations"));
+	json_decref(x);
+	json_decref(y);
+	run_free(&a);
+	run_free(&b);
+}
+
+static void test_search_errors(void **state)
+{
+	struct run r;
+	static const char *const bad[][2] = {
+		{"--population", "2"}, {"--threads", "0"}, {"--gap", "2"},
+		{"--seed", "-1"}, {"--time-limit", "0"}, {"--generations", "1.5"},
+		{"--target", "x"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		RUN(&r, "search", TINY, bad[i][0], bad[i][1]);
+		assert_usage(&r);
+		assert_contains(r.err, bad[i][0]);
+		run_free(&r);
+	}
+	RUN(&r, "search", TINY, "--frobnicate");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "search");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "search", "datasets/bad/malformed.json");
+	assert_failed(&r, NEEDLES("malformed.json", "line"));
+	run_free(&r);
+	RUN(&r, "search", TINY, "--seed-schedule", tmp("no-such-seed.json"));
+	assert_failed(&r, NEEDLES("no-such-seed.json"));
+	run_free(&r);
+	/* an unwritable output: one line naming it, no file left behind */
+	RUN(&r, "search", TINY, "--generations", "2", "-o", tmp("no-dir/out.json"), "--json");
+	assert_failed_json(&r, NEEDLES("no-dir/out.json"));
+	assert_false(file_exists(tmp("no-dir/out.json")));
+	run_free(&r);
+}
+
+/* A suite of one: the tiny instance and its certificate from `solve`. */
+static void make_suite(const char *dir, const char *cert_text)
+{
+	char path[PATH_MAX];
+	mkdir(dir, 0700);
+	char *inst = slurp(TINY, NULL);
+	snprintf(path, sizeof path, "%s/tiny.json", dir);
+	write_file(path, inst);
+	snprintf(path, sizeof path, "%s/tiny.cert.json", dir);
+	write_file(path, cert_text);
+	free(inst);
+}
+
+/* Replace the first occurrence of `from` in text by `to` (new string). */
+static char *replace_once(const char *text, const char *from, const char *to)
+{
+	const char *p = strstr(text, from);
+	assert_non_null(p);
+	char *out = malloc(strlen(text) + strlen(to) + 1);
+	sprintf(out, "%.*s%s%s", (int)(p - text), text, to, p + strlen(from));
+	return out;
+}
+
+/* search-validate: the GA reaches the brute-force optimum of the tiny
+ * instance; tampered certificates are refused before any search. */
+static void test_search_validate(void **state)
+{
+	struct instance *in = NULL;
+	struct error err;
+	assert_int_equal(instance_read(TINY, &in, &err), STATUS_OK);
+	int64_t opt = brute_optimum(in, NULL);
+	instance_free(in);
+	struct run r, cert;
+	RUN(&cert, "solve", TINY, "--json");
+	assert_int_equal(cert.status, 0);
+	make_suite(tmp("suite-ok"), cert.out);
+	RUN(&r, "search-validate", tmp("suite-ok"), "--json", "--min-share", "1");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out), *s = get(j, "summary");
+	json_t *row = json_array_get(get(j, "instances"), 0);
+	assert_int_equal(get_int(row, "optimum"), opt);
+	assert_int_equal(get_int(row, "objective"), opt);
+	assert_int_equal(get_int(s, "instances"), 1);
+	assert_int_equal(get_int(s, "optimal"), 1);
+	assert_double_near(get_real(s, "worst_gap"), 0, 0);
+	json_decref(j);
+	run_free(&r);
+
+	/* the stated objective is not what the schedule gives */
+	char from[64], to[64];
+	json_t *c = parse_json(cert.out);
+	snprintf(from, sizeof from, "\"objective\": %lld", (long long)get_int(c, "objective"));
+	snprintf(to, sizeof to, "\"objective\": %lld", (long long)get_int(c, "objective") - 1);
+	json_decref(c);
+	char *bad = replace_once(cert.out, from, to);
+	make_suite(tmp("suite-obj"), bad);
+	RUN(&r, "search-validate", tmp("suite-obj"));
+	assert_failed(&r, NEEDLES("tiny.cert.json", "simulates to"));
+	run_free(&r);
+	free(bad);
+	/* a certificate of another instance */
+	bad = replace_once(cert.out, "\"instance_sha256\": \"", "\"instance_sha256\": \"0");
+	make_suite(tmp("suite-sha"), bad);
+	RUN(&r, "search-validate", tmp("suite-sha"));
+	assert_failed(&r, NEEDLES("tiny.cert.json", "instance_sha256"));
+	run_free(&r);
+	free(bad);
+	/* not certified */
+	bad = replace_once(cert.out, "\"certified\": true", "\"certified\": false");
+	make_suite(tmp("suite-unc"), bad);
+	RUN(&r, "search-validate", tmp("suite-unc"));
+	assert_failed(&r, NEEDLES("tiny.cert.json", "certified"));
+	run_free(&r);
+	free(bad);
+	/* malformed */
+	make_suite(tmp("suite-bad"), "{\"certified\": tru");
+	RUN(&r, "search-validate", tmp("suite-bad"), "--json");
+	assert_failed_json(&r, NEEDLES("tiny.cert.json", "line 1"));
+	run_free(&r);
+	run_free(&cert);
+	/* no certificate, no directory, usage */
+	RUN(&r, "search-validate", ZB);
+	assert_failed(&r, NEEDLES("zb-1p-example.cert.json"));
+	run_free(&r);
+	RUN(&r, "search-validate", tmp("nowhere"));
+	assert_failed(&r, NEEDLES("nowhere"));
+	run_free(&r);
+	RUN(&r, "search-validate");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "search-validate", tmp("suite-ok"), "--min-share", "2");
+	assert_usage(&r);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1809,6 +2015,11 @@ int main(void)
 		cmocka_unit_test(test_solve_cross_check),
 		cmocka_unit_test(test_solve_time_limit_and_output),
 		cmocka_unit_test(test_solve_usage),
+		cmocka_unit_test(test_search_zb_small),
+		cmocka_unit_test(test_search_stops_at_bound),
+		cmocka_unit_test(test_search_deterministic),
+		cmocka_unit_test(test_search_errors),
+		cmocka_unit_test(test_search_validate),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
