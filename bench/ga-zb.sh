@@ -14,14 +14,16 @@ while getopts "t:j:o:" opt; do
 done
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 printf '| instance | objective | lower bound | 1f1b | zb-h1 | zb-auto (makespan) | GA (makespan) | GA vs zb-auto | GA gap to bound | GA from | evals/s |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for f in datasets/ga/zb-small/*.json datasets/ga/zb-gpt/*.json; do
-  fam=$("$bin" families "$f" --json)
-  ga=$("$bin" search "$f" --time-limit "$limit" --threads "$threads" --json)
-  python3 - "$fam" "$ga" "$out" <<'PY'
+  "$bin" families "$f" --json > "$tmp/fam.json"
+  "$bin" search "$f" --time-limit "$limit" --threads "$threads" --json > "$tmp/ga.json"
+  python3 - "$tmp/fam.json" "$tmp/ga.json" "$out" <<'PY'
 import json, sys
-fam, ga, out = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+fam, ga, out = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
 res = {r["family"]: r for r in fam["results"] if r.get("status") != "error"}
 def obj(name):
     r = res.get(name)

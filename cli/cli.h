@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "sched/error.h"
 #include "sched/instance.h"
@@ -36,6 +37,14 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 
 /* Print obj (consumed) as indented JSON on stdout. */
 void cli_print_json(json_t *obj);
+
+/* Parse s as a number in [lo, hi] (a whole number if `whole`) into *v;
+ * false if it is not one. */
+bool cli_number(const char *s, double lo, double hi, bool whole, double *v);
+
+/* Parse s as a whole number from 0 to 2^63 - 1 (a random seed; JSON
+ * integers are signed 64-bit). */
+bool cli_seed(const char *s, uint64_t *v);
 
 /* Wall-clock seconds since an arbitrary origin. */
 double cli_now(void);

@@ -47,59 +47,51 @@ struct search_opts {
 	bool json, progress;
 };
 
-static int parse_number(const char *s, double lo, double hi, double *v)
-{
-	char *end;
-	*v = strtod(s, &end);
-	return *end || end == s || !(*v >= lo && *v <= hi);
-}
-
 static int parse_option(int c, struct search_opts *o)
 {
 	double v;
 	switch (c) {
 	case 't':
-		if (parse_number(optarg, 1e-3, 1e7, &v))
+		if (!cli_number(optarg, 1e-3, 1e7, false, &v))
 			return cli_usage("search", "--time-limit needs seconds > 0");
 		o->ga.time_limit = v;
 		return 0;
 	case 'g':
-		if (parse_number(optarg, 1, 1e12, &v) || v != (long)v)
+		if (!cli_number(optarg, 1, 1e12, true, &v))
 			return cli_usage("search", "--generations needs a whole number >= 1");
 		o->ga.generations = (long)v;
 		return 0;
 	case 'S':
-		if (parse_number(optarg, 1, 1e12, &v) || v != (long)v)
+		if (!cli_number(optarg, 1, 1e12, true, &v))
 			return cli_usage("search", "--stall needs a whole number >= 1");
 		o->ga.stall = (long)v;
 		return 0;
 	case 'G':
-		if (parse_number(optarg, 0, 1, &v))
+		if (!cli_number(optarg, 0, 1, false, &v))
 			return cli_usage("search", "--gap needs a fraction from 0 to 1");
 		o->ga.gap = v;
 		return 0;
 	case 'x':
-		if (parse_number(optarg, 1, 9e18, &v) || v != (int64_t)v)
+		if (!cli_number(optarg, 1, 9e18, true, &v))
 			return cli_usage("search", "--target needs a whole number >= 1");
 		o->ga.target = (int64_t)v;
 		return 0;
 	case 's':
-		if (parse_number(optarg, 0, 1.8e19, &v) || v != (uint64_t)v)
-			return cli_usage("search", "--seed needs a whole number >= 0");
-		o->ga.seed = strtoull(optarg, NULL, 10);
+		if (!cli_seed(optarg, &o->ga.seed))
+			return cli_usage("search", "--seed needs a whole number from 0 to 2^63 - 1");
 		return 0;
 	case 'T':
-		if (parse_number(optarg, 1, 256, &v) || v != (int)v)
+		if (!cli_number(optarg, 1, 256, true, &v))
 			return cli_usage("search", "--threads needs 1 to 256");
 		o->ga.threads = (int)v;
 		return 0;
 	case 'P':
-		if (parse_number(optarg, 4, 100000, &v) || v != (int)v)
+		if (!cli_number(optarg, 4, 100000, true, &v))
 			return cli_usage("search", "--population needs 4 to 100000");
 		o->ga.population = (int)v;
 		return 0;
 	case 'E':
-		if (parse_number(optarg, 1e-3, 1e7, &v))
+		if (!cli_number(optarg, 1e-3, 1e7, false, &v))
 			return cli_usage("search", "--exact-seed-time needs seconds > 0");
 		o->ga.exact_seed_time = v;
 		return 0;

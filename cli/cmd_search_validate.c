@@ -233,7 +233,6 @@ static int parse(int argc, char **argv, struct validate_opts *o)
 		{"json", no_argument, 0, 'j'},
 		{"help", no_argument, 0, 'h'}, {0}};
 	int c;
-	char *end;
 	memset(o, 0, sizeof *o);
 	ga_options_init(&o->ga);
 	o->ga.time_limit = 1;
@@ -242,37 +241,35 @@ static int parse(int argc, char **argv, struct validate_opts *o)
 	o->max_gap = 1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		double v = optarg ? strtod(optarg, &end) : 0;
-		bool bad = optarg && (*end || end == optarg);
+		double v = 0;
 		switch (c) {
 		case 't':
-			if (bad || !(v > 0 && v <= 1e6))
+			if (!cli_number(optarg, 1e-3, 1e6, false, &v))
 				return cli_usage("search-validate", "--time-limit needs seconds > 0");
 			o->ga.time_limit = v;
 			break;
 		case 's':
-			if (bad || !(v >= 0 && v < 1.8e19) || v != (double)(uint64_t)v)
-				return cli_usage("search-validate", "--seed needs a whole number >= 0");
-			o->ga.seed = strtoull(optarg, NULL, 10);
+			if (!cli_seed(optarg, &o->ga.seed))
+				return cli_usage("search-validate", "--seed needs a whole number from 0 to 2^63 - 1");
 			break;
 		case 'T':
-			if (bad || !(v >= 1 && v <= 256) || v != (int)v)
+			if (!cli_number(optarg, 1, 256, true, &v))
 				return cli_usage("search-validate", "--threads needs 1 to 256");
 			o->ga.threads = (int)v;
 			break;
 		case 'P':
-			if (bad || !(v >= 4 && v <= 100000) || v != (int)v)
+			if (!cli_number(optarg, 4, 100000, true, &v))
 				return cli_usage("search-validate", "--population needs 4 to 100000");
 			o->ga.population = (int)v;
 			break;
 		case 'X': o->ga.exact_seed = true; break;
 		case 'm':
-			if (bad || !(v >= 0 && v <= 1))
+			if (!cli_number(optarg, 0, 1, false, &v))
 				return cli_usage("search-validate", "--min-share needs a fraction from 0 to 1");
 			o->min_share = v;
 			break;
 		case 'g':
-			if (bad || !(v >= 0 && v <= 1))
+			if (!cli_number(optarg, 0, 1, false, &v))
 				return cli_usage("search-validate", "--max-gap needs a fraction from 0 to 1");
 			o->max_gap = v;
 			break;

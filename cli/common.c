@@ -1,6 +1,8 @@
 /* Helpers shared by the subcommands. */
 #include "cli/cli.h"
 
+#include <errno.h>
+
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -274,4 +276,22 @@ void cli_print_result(const struct instance *in, const struct sim_result *r,
 	       in->objective == OBJ_SPAN ? "span" : "makespan", r->objective, lb,
 	       r->objective ? 100.0 * (double)(r->objective - lb) / (double)r->objective : 0.0,
 	       r->objective == lb ? "  (optimal: meets the lower bound)" : "");
+}
+
+bool cli_number(const char *s, double lo, double hi, bool whole, double *v)
+{
+	char *end;
+	*v = strtod(s, &end);
+	return !*end && end != s && *v >= lo && *v <= hi && (!whole || *v == (double)(long long)*v);
+}
+
+bool cli_seed(const char *s, uint64_t *v)
+{
+	char *end;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (!*s || *end || errno || strspn(s, "0123456789") != strlen(s) || x > INT64_MAX)
+		return false;
+	*v = x;
+	return true;
 }

@@ -31,6 +31,7 @@
 #define RESTART_GENERATIONS 50
 #define RANDOM_WALK_MAX_OPS 5000
 #define SEED_KEEP_FACTOR 1.5
+#define GA_MAX_BYTES (8.0 * (1 << 30))
 
 struct individual {
 	gene_t *g;
@@ -447,6 +448,25 @@ static enum status check_options(const struct ga_options *o, struct error *err)
 	return STATUS_OK;
 }
 
+/*
+ * Memory the search needs, in bytes: 2 P + 1 genomes and up to ~48 seed
+ * genomes of 2 bytes per op, and per thread a decoder of ~16 bytes per op.
+ * Refused above GA_MAX_BYTES with the numbers, rather than failing an
+ * allocation half way.
+ */
+static enum status check_memory(const struct instance *in, const struct ga_options *o,
+				struct error *err)
+{
+	double n = inst_nops(in);
+	double bytes = (2.0 * o->population + 1 + 48) * n * sizeof(gene_t) +
+		       o->threads * n * 16.0;
+	if (bytes > GA_MAX_BYTES)
+		return err_set(err, "ga: %.0f ops with population %d on %d threads needs about %.1f GiB, more than the %.0f GiB allowed; use a smaller --population or fewer --threads",
+			       n, o->population, o->threads, bytes / (1 << 30),
+			       GA_MAX_BYTES / (1 << 30));
+	return STATUS_OK;
+}
+
 static enum status alloc_search(struct search *s, struct error *err)
 {
 	size_t n = s->lay.n, P = s->P;
@@ -615,7 +635,7 @@ enum status ga_run(const struct instance *in, const struct ga_options *o,
 	int nseeds = 0;
 	memset(r, 0, sizeof *r);
 	s.t0 = clock_seconds();
-	if (check_options(o, err) || bound_compute(in, &b, err) ||
+	if (check_options(o, err) || check_memory(in, o, err) || bound_compute(in, &b, err) ||
 	    layout_init(&s.lay, in, err))
 		return STATUS_ERROR;
 	s.bound = r->lower_bound = b.best;

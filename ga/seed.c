@@ -29,8 +29,10 @@
  * binaries per device pair, solvable in seconds). */
 #define EXACT_SEED_MAX_OPS 600
 
-/* Grouped GPipe seeds for g = 2 .. min(M - 1, this). */
+/* Grouped GPipe seeds for g = 2 .. min(M - 1, this), on instances of at
+ * most GROUPED_MAX_OPS ops (beyond, 15 more seeds cost seconds each). */
 #define MAX_GROUP 16
+#define GROUPED_MAX_OPS 250000
 
 struct keyed {
 	int64_t v;      /* time units: virtual start */
@@ -211,7 +213,8 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 	}
 	if (!st)
 		st = push_seed(&v, n, &cap, "serial", family_serial(in), NULL, err);
-	for (int g = 2; o->family_seeds && !st && g < in->microbatches && g <= MAX_GROUP; g++) {
+	bool grouped = o->family_seeds && inst_nops(in) <= GROUPED_MAX_OPS;
+	for (int g = 2; grouped && !st && g < in->microbatches && g <= MAX_GROUP; g++) {
 		char name[64];
 		snprintf(name, sizeof name, "gpipe groups of %d", g);
 		st = push_seed(&v, n, &cap, name, family_grouped(in, g), NULL, err);

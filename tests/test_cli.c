@@ -1901,6 +1901,20 @@ static char *replace_once(const char *text, const char *from, const char *to)
 	return out;
 }
 
+/* A suite whose certificate is the good one with `from` replaced by `to`
+ * is refused, naming the certificate and `what`. */
+static void expect_cert_refused(const char *cert, const char *from, const char *to,
+				const char *dir, const char *what)
+{
+	struct run r;
+	char *bad = replace_once(cert, from, to);
+	make_suite(tmp(dir), bad);
+	RUN(&r, "search-validate", tmp(dir));
+	assert_failed(&r, NEEDLES("tiny.cert.json", what));
+	run_free(&r);
+	free(bad);
+}
+
 /* search-validate: the GA reaches the brute-force optimum of the tiny
  * instance; tampered certificates are refused before any search. */
 static void test_search_validate(void **state)
@@ -1932,26 +1946,13 @@ static void test_search_validate(void **state)
 	snprintf(from, sizeof from, "\"objective\": %lld", (long long)get_int(c, "objective"));
 	snprintf(to, sizeof to, "\"objective\": %lld", (long long)get_int(c, "objective") - 1);
 	json_decref(c);
-	char *bad = replace_once(cert.out, from, to);
-	make_suite(tmp("suite-obj"), bad);
-	RUN(&r, "search-validate", tmp("suite-obj"));
-	assert_failed(&r, NEEDLES("tiny.cert.json", "simulates to"));
-	run_free(&r);
-	free(bad);
+	expect_cert_refused(cert.out, from, to, "suite-obj", "simulates to");
 	/* a certificate of another instance */
-	bad = replace_once(cert.out, "\"instance_sha256\": \"", "\"instance_sha256\": \"0");
-	make_suite(tmp("suite-sha"), bad);
-	RUN(&r, "search-validate", tmp("suite-sha"));
-	assert_failed(&r, NEEDLES("tiny.cert.json", "instance_sha256"));
-	run_free(&r);
-	free(bad);
+	expect_cert_refused(cert.out, "\"instance_sha256\": \"", "\"instance_sha256\": \"0",
+			    "suite-sha", "instance_sha256");
 	/* not certified */
-	bad = replace_once(cert.out, "\"certified\": true", "\"certified\": false");
-	make_suite(tmp("suite-unc"), bad);
-	RUN(&r, "search-validate", tmp("suite-unc"));
-	assert_failed(&r, NEEDLES("tiny.cert.json", "certified"));
-	run_free(&r);
-	free(bad);
+	expect_cert_refused(cert.out, "\"certified\": true", "\"certified\": false",
+			    "suite-unc", "certified");
 	/* malformed */
 	make_suite(tmp("suite-bad"), "{\"certified\": tru");
 	RUN(&r, "search-validate", tmp("suite-bad"), "--json");
