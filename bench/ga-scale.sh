@@ -16,15 +16,20 @@ shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
 printf '| instance | ops | threads | seconds | best family | GA | improvement | lower bound | GA gap | generations | evaluations/s | time to best (s) |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|\n'
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 for f in datasets/ga/scale/*.json; do
-  "$bin" search "$f" --time-limit "$limit" --threads "$threads" --json | python3 -c '
+  "$bin" search "$f" --time-limit "$limit" --threads "$threads" --json > "$tmp/ga.json"
+  python3 - "$tmp/ga.json" <<'PY'
 import json, sys
-j = json.load(sys.stdin)
+j = json.load(open(sys.argv[1]))
 ops = sum(len(r) for r in j["schedule"])
 b = j["best_seed"]
-print(f"| {j[\"instance\"]} | {ops} | {j[\"threads\"]} | {j[\"seconds\"]:.1f} | {b[\"name\"]} {b[\"objective\"]} | {j[\"objective\"]} "
-      f"| {100 * (b[\"objective\"] - j[\"objective\"]) / b[\"objective\"]:.3f} % | {j[\"lower_bound\"]} | {100 * j[\"gap\"]:.3f} % "
-      f"| {j[\"generations\"]} | {j[\"evaluations_per_second\"]:.0f} | {j[\"time_to_best\"]:.1f} |")'
+imp = 100 * (b["objective"] - j["objective"]) / b["objective"]
+print(f'| {j["instance"]} | {ops} | {j["threads"]} | {j["seconds"]:.1f} | {b["name"]} {b["objective"]} '
+      f'| {j["objective"]} | {imp:.3f} % | {j["lower_bound"]} | {100 * j["gap"]:.3f} % '
+      f'| {j["generations"]} | {j["evaluations_per_second"]:.0f} | {j["time_to_best"]:.1f} |')
+PY
 done
 echo
 "$bin" search-validate datasets/ga/suite --time-limit 1 | tail -1

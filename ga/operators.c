@@ -64,9 +64,24 @@ static int pick_row(const struct layout *lay, int focus, struct rng *r)
 	return -1;
 }
 
-static bool mutate_swap(gene_t *g, int s, int n, struct rng *r)
+/*
+ * A position in a row of n genes: half the time uniform, half the time in
+ * the first or last 2 D slots' worth of steps, the warm-up and the drain.
+ * On long rows the steady state between them is periodic and rarely the
+ * place to gain; on short rows this is close to uniform anyway.
+ */
+static int pick(const struct layout *lay, int n, struct rng *r)
 {
-	int i = s + rng_below(r, n - 1);
+	int e = 2 * lay->in->devices * lay->in->kinds;
+	if (n <= 4 * e || rng_below(r, 2))
+		return rng_below(r, n);
+	int k = rng_below(r, 2 * e);
+	return k < e ? k : n - 2 * e + k;
+}
+
+static bool mutate_swap(const struct layout *lay, gene_t *g, int s, int n, struct rng *r)
+{
+	int i = s + pick(lay, n - 1, r);
 	for (int k = i + 1; k < s + n; k++)
 		if (g[k] != g[i]) {
 			gene_t t = g[k - 1];
@@ -80,7 +95,7 @@ static bool mutate_swap(gene_t *g, int s, int n, struct rng *r)
 static bool mutate_move_w(const struct layout *lay, gene_t *g, int s, int n,
 			  int slots, struct rng *r)
 {
-	int i0 = rng_below(r, n);
+	int i0 = pick(lay, n, r);
 	for (int t = 0; t < n; t++) {
 		int i = s + (i0 + t) % n;
 		if (slot_kind(lay, g[i]) != OP_W)
@@ -101,7 +116,7 @@ static bool mutate_move_w(const struct layout *lay, gene_t *g, int s, int n,
 static bool mutate_flip(const struct layout *lay, gene_t *g, int s, int n,
 			struct rng *r)
 {
-	int i = s + rng_below(r, n);
+	int i = s + pick(lay, n, r);
 	int k = slot_kind(lay, g[i]);
 	if (k == OP_W)
 		return false;
@@ -117,7 +132,7 @@ static bool mutate_flip(const struct layout *lay, gene_t *g, int s, int n,
 static bool mutate_chunk(const struct layout *lay, gene_t *g, int s, int n,
 			 struct rng *r)
 {
-	int i = s + rng_below(r, n);
+	int i = s + pick(lay, n, r);
 	for (int j = i + 1; j < s + n; j++)
 		if (slot_kind(lay, g[j]) == slot_kind(lay, g[i]) &&
 		    slot_stage(lay, g[j]) != slot_stage(lay, g[i])) {
@@ -129,11 +144,12 @@ static bool mutate_chunk(const struct layout *lay, gene_t *g, int s, int n,
 	return false;
 }
 
-static bool mutate_scramble(gene_t *g, int s, int n, int slots, struct rng *r)
+static bool mutate_scramble(const struct layout *lay, gene_t *g, int s, int n, int slots,
+			    struct rng *r)
 {
 	int len = 2 + rng_below(r, 4 * slots - 1);
 	len = len > n ? n : len;
-	int from = s + rng_below(r, n - len + 1);
+	int from = s + pick(lay, n - len + 1, r);
 	bool changed = false;
 	for (int i = len - 1; i > 0; i--) {   /* Fisher-Yates */
 		int j = rng_below(r, i + 1);
@@ -155,7 +171,7 @@ bool ga_mutate(const struct layout *lay, gene_t *g, enum mutation m, int focus,
 	int slots = lay->dev_slot_start[d + 1] - lay->dev_slot_start[d];
 	switch (m) {
 	case MUT_SWAP:
-		return mutate_swap(g, s, n, r);
+		return mutate_swap(lay, g, s, n, r);
 	case MUT_MOVE_W:
 		return lay->in->split_backward && mutate_move_w(lay, g, s, n, slots, r);
 	case MUT_FLIP_FB:
@@ -163,7 +179,7 @@ bool ga_mutate(const struct layout *lay, gene_t *g, enum mutation m, int focus,
 	case MUT_CHUNK:
 		return slots > lay->in->kinds && mutate_chunk(lay, g, s, n, r);
 	case MUT_SCRAMBLE:
-		return mutate_scramble(g, s, n, slots, r);
+		return mutate_scramble(lay, g, s, n, slots, r);
 	default:
 		return false;
 	}
