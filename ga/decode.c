@@ -295,13 +295,12 @@ static bool fits_with_reserve(const struct decoder *dc, int d, int q, int reserv
 
 /* Step 3: every unfinished device waits. Force, on the device where it can
  * start earliest, the earliest-listed op whose inputs are all timed. */
-static bool break_deadlock(struct decoder *dc, const gene_t *g)
+static bool break_deadlock(struct decoder *dc)
 {
 	const struct instance *in = dc->in;
 	const struct layout *lay = dc->lay;
 	int best_d = -1, best_q = -1, best_pos = 0;
 	int64_t best_start = 0;
-	(void)g;
 	for (int reserve = 1; reserve >= 0 && best_q < 0; reserve--)
 	for (int d = 0; d < in->devices; d++) {
 		if (dc->outpos[d] == lay->row_start[d + 1])
@@ -372,7 +371,7 @@ struct fitness decoder_run(struct decoder *dc, gene_t *g,
 		}
 		if (finished(dc))
 			break;
-		if (!break_deadlock(dc, g))
+		if (!break_deadlock(dc))
 			goto out;
 	}
 	memcpy(g, dc->out, lay->n * sizeof *g);

@@ -7,7 +7,9 @@
  * mutations, k >= 1 drawn geometrically with mean mu; decode the children
  * on the threads. mu (the adaptive mutation rate) is 1 after an
  * improvement and grows by one every 8 generations without one, up to 16:
- * small steps while they pay, bigger jumps when the search is stuck.
+ * small steps while they pay, bigger jumps when the search is stuck. After
+ * 50 generations without improvement everyone but the best is renewed
+ * (renew(): random walks, mutants of seeds, mutants of the best).
  */
 #include "ga/ga.h"
 
