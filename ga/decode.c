@@ -293,15 +293,16 @@ static bool fits_with_reserve(const struct decoder *dc, int d, int q, int reserv
 	return dc->mem[d] + need <= in->limit[d];
 }
 
-/* Step 3: every unfinished device waits. Force, on the device where it can
- * start earliest, the earliest-listed op whose inputs are all timed. */
-static bool break_deadlock(struct decoder *dc)
+/* The ready op (inputs all timed, fits, with or without the reserve) that
+ * can start earliest, ties to the earliest-listed: its slot into *q and
+ * device into *d; false if none. */
+static bool earliest_ready(const struct decoder *dc, int reserve, int *d_out, int *q_out)
 {
 	const struct instance *in = dc->in;
 	const struct layout *lay = dc->lay;
-	int best_d = -1, best_q = -1, best_pos = 0;
+	int best_pos = 0;
 	int64_t best_start = 0;
-	for (int reserve = 1; reserve >= 0 && best_q < 0; reserve--)
+	*q_out = -1;
 	for (int d = 0; d < in->devices; d++) {
 		if (dc->outpos[d] == lay->row_start[d + 1])
 			continue;
@@ -311,22 +312,29 @@ static bool break_deadlock(struct decoder *dc)
 				continue;
 			int64_t s = op_ready_time(in, dc->end, q / dc->L, q % dc->L,
 						  dc->head[q], dc->free_at[d], &w);
-			if (s < 0)
-				continue;
-			int p = gene_pos(dc, q);
-			if (best_q < 0 || s < best_start || (s == best_start && p < best_pos)) {
-				best_d = d;
-				best_q = q;
+			int p = s < 0 ? 0 : gene_pos(dc, q);
+			if (s >= 0 && (*q_out < 0 || s < best_start ||
+				       (s == best_start && p < best_pos))) {
+				*d_out = d;
+				*q_out = q;
 				best_start = s;
 				best_pos = p;
 			}
 		}
 	}
-	if (best_q < 0)
+	return *q_out >= 0;
+}
+
+/* Step 3: every unfinished device waits. Force the earliest ready op,
+ * keeping the forward reserve if any op allows it. */
+static bool break_deadlock(struct decoder *dc)
+{
+	int d, q;
+	if (!earliest_ready(dc, 1, &d, &q) && !earliest_ready(dc, 0, &d, &q))
 		return false;
-	dc->forced[best_d] = best_q;
-	dc->queued[best_d] = 1;
-	dc->stack[dc->top++] = best_d;
+	dc->forced[d] = q;
+	dc->queued[d] = 1;
+	dc->stack[dc->top++] = d;
 	dc->st.deadlock_repairs++;
 	return true;
 }
