@@ -22,6 +22,7 @@ static const struct command commands[] = {
 	{"solve", cmd_solve, "an optimal schedule with a certificate (MILP: CBC or GLPK)"},
 	{"search", cmd_search, "a genetic-algorithm search for large instances, with its gap to the bound"},
 	{"search-validate", cmd_search_validate, "the GA against certified optima: share optimal, gaps, time to best"},
+	{"graph", cmd_graph, "model graphs: 'graph sp' prints the series-parallel tree"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 
