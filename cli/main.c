@@ -23,6 +23,7 @@ static const struct command commands[] = {
 	{"search", cmd_search, "a genetic-algorithm search for large instances, with its gap to the bound"},
 	{"search-validate", cmd_search_validate, "the GA against certified optima: share optimal, gaps, time to best"},
 	{"graph", cmd_graph, "model graphs: 'graph sp' prints the series-parallel tree"},
+	{"partition", cmd_partition, "cut a model graph into a DAG of pipeline stages (GraphPipe's DP)"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 

@@ -1,0 +1,181 @@
+/* pipeopt partition GRAPH --devices D: GraphPipe's partitioner. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "graph/bridge.h"
+#include "graph/partition.h"
+#include "sched/clock.h"
+
+static const char usage_text[] =
+	"usage: pipeopt partition GRAPH --devices D [options]\n\n"
+	"Cut a model graph into pipeline stages that form a DAG (GraphPipe), with\n"
+	"devices per stage (data parallel, powers of two) and a micro-batch size,\n"
+	"minimising the bottleneck stage's time per sample under the memory limit\n"
+	"(the model is in graph/partition.h). Reports the stages, the stage DAG,\n"
+	"in-flight micro-batches (1F1B on the DAG), time per sample and the\n"
+	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n\n"
+	"  --devices D                devices to use (required)\n"
+	"  --method dp                GraphPipe's DP over the series-parallel tree\n"
+	"  --sequential               a chain of stages (PipeDream/Piper-style baseline)\n"
+	"  --microbatch-sizes L       comma-separated sizes to try (default: the graph's)\n"
+	"  -o, --output INSTANCE      write the partition as a schedule instance\n"
+	"  --json                     print one JSON object\n";
+
+#define MAX_SIZES 16
+
+struct popts {
+	struct partition_options p;
+	int sizes[MAX_SIZES];
+	const char *output;
+	bool json;
+};
+
+static int parse_sizes(const char *s, struct popts *o)
+{
+	char *copy = strdup(s), *save = NULL;
+	int n = 0, bad = !copy;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !bad;
+	     t = strtok_r(NULL, ",", &save)) {
+		double v;
+		if (n == MAX_SIZES || !cli_number(t, 1, 1 << 24, true, &v))
+			bad = 1;
+		else
+			o->sizes[n++] = (int)v;
+	}
+	free(copy);
+	o->p.nsizes = n;
+	o->p.sizes = o->sizes;
+	return bad || n == 0;
+}
+
+static int parse(int argc, char **argv, struct popts *o)
+{
+	static const struct option opts[] = {
+		{"devices", required_argument, 0, 'd'}, {"method", required_argument, 0, 'm'},
+		{"sequential", no_argument, 0, 's'}, {"microbatch-sizes", required_argument, 0, 'b'},
+		{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+		{"help", no_argument, 0, 'h'}, {0}};
+	int c;
+	double v;
+	memset(o, 0, sizeof *o);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (!cli_number(optarg, 1, 4096, true, &v))
+				return cli_usage("partition", "--devices needs 1 to 4096");
+			o->p.devices = (int)v;
+			break;
+		case 'm':
+			if (strcmp(optarg, "dp"))
+				return cli_usage("partition", "unknown --method '%s' (dp)", optarg);
+			break;
+		case 's': o->p.sequential = true; break;
+		case 'b':
+			if (parse_sizes(optarg, o))
+				return cli_usage("partition", "--microbatch-sizes needs up to %d whole numbers >= 1, comma-separated",
+						 MAX_SIZES);
+			break;
+		case 'o': o->output = optarg; break;
+		case 'j': o->json = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		default:
+			return cli_usage("partition", "unknown option or missing value in '%s'",
+					 argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage("partition", "expected one GRAPH file");
+	if (!o->p.devices)
+		return cli_usage("partition", "--devices is required");
+	return 0;
+}
+
+static json_t *result_json(const struct graph *g, const struct partition *p, double seconds,
+			   bool sequential)
+{
+	json_t *stages = json_array(), *edges = json_array(), *dev = json_array();
+	json_t *inflight = json_array(), *times = json_array(), *mem = json_array();
+	for (int s = 0; s < p->nstages; s++) {
+		json_t *ops = json_array();
+		for (int i = 0; i < p->stages[s].nops; i++)
+			json_array_append_new(ops, json_string(g->ops[p->stages[s].ops[i]].name));
+		json_array_append_new(stages, ops);
+		json_array_append_new(dev, json_integer(p->stages[s].degree));
+		json_array_append_new(inflight, json_integer(p->stages[s].inflight));
+		json_array_append_new(times, json_real(p->stages[s].time));
+		json_array_append_new(mem, json_real(p->stages[s].memory));
+	}
+	for (int e = 0; e < p->nedges; e++)
+		json_array_append_new(edges, json_pack("[i,i]", p->edges[e][0], p->edges[e][1]));
+	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:i,s:i,s:o,s:o,s:o,s:f,s:f,s:f,s:i,s:i,s:f}",
+		"graph", g->name, "method", "dp", "pipeline", sequential ? "sequential" : "graph",
+		"stages", stages, "stage_edges", edges, "devices_per_stage", dev,
+		"microbatch_size", p->microbatch, "microbatches", p->microbatches,
+		"inflight", inflight, "stage_time_us", times, "stage_memory_bytes", mem,
+		"bottleneck_us", p->bottleneck, "time_per_sample", p->time_per_sample,
+		"iteration_time", p->iteration_time, "depth", p->depth,
+		"devices_used", p->devices_used, "seconds", seconds);
+}
+
+static void print_human(const struct graph *g, const struct partition *p, double seconds,
+			bool sequential)
+{
+	printf("graph       %s: %d operators on %d of %d devices, %s pipeline\n", g->name, g->nops,
+	       p->devices_used, g->machine.devices, sequential ? "sequential" : "graph");
+	printf("micro-batch %d samples, %d micro-batches; depth %d stages\n", p->microbatch,
+	       p->microbatches, p->depth);
+	for (int s = 0; s < p->nstages; s++) {
+		const struct stage *st = &p->stages[s];
+		printf("stage %-4d x%-3d in flight %-3d %10.1f us/micro-batch %10.3g bytes:", s,
+		       st->degree, st->inflight, st->time, st->memory);
+		for (int i = 0; i < st->nops && i < 8; i++)
+			printf(" %s", g->ops[st->ops[i]].name);
+		if (st->nops > 8)
+			printf(" ... (%d ops)", st->nops);
+		printf("\n");
+	}
+	printf("time/sample %.4g us (bottleneck %.4g us per micro-batch)\n", p->time_per_sample,
+	       p->bottleneck);
+	printf("iteration   %.6g us (estimate: (m - 1) bottleneck + longest stage path); %.3f s search\n",
+	       p->iteration_time, seconds);
+}
+
+int cmd_partition(int argc, char **argv)
+{
+	struct popts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct error err;
+	struct graph *g = NULL;
+	struct partition p = {0};
+	double t0 = clock_seconds();
+	if (graph_read(argv[optind], &g, &err) || partition_dp(g, &o.p, &p, &err)) {
+		rc = cli_fail(o.json, &err);
+		goto out;
+	}
+	double seconds = clock_seconds() - t0;
+	if (o.output) {
+		json_t *inst = partition_instance_json(g, &p, g->name);
+		char *text = json_dumps(inst, JSON_INDENT(1));
+		json_decref(inst);
+		if (!text || cli_write(o.output, text, &err)) {
+			free(text);
+			rc = cli_fail(o.json, text ? &err : (err_set(&err, "out of memory"), &err));
+			goto out;
+		}
+		free(text);
+	}
+	if (o.json)
+		cli_print_json(result_json(g, &p, seconds, o.p.sequential));
+	else
+		print_human(g, &p, seconds, o.p.sequential);
+out:
+	partition_release(&p);
+	graph_free(g);
+	return rc;
+}

@@ -1,0 +1,90 @@
+/*
+ * GraphPipe's partitioner: cut a model graph into stages that form a DAG,
+ * with devices per stage and a micro-batch size, minimising the bottleneck
+ * time per sample under the memory limit. The cost model (partition.c):
+ *
+ *   a stage s with ops V_s, data-parallel degree k_s (a power of two) and
+ *   micro-batch size b (samples, the same on every stage) runs b / k_s
+ *   samples per device per micro-batch and takes, per micro-batch,
+ *     t_s = sum_{v in V_s} (fwd + bwd + wgrad)(v, b / k_s)
+ *         + sum over edges (u, v) into V_s from another stage of
+ *               2 (latency + out_bytes(u) * b / bandwidth)      [activation + gradient]
+ *         + allreduce(weights of V_s, k_s) / m,      m = batch / b micro-batches,
+ *     allreduce(W, k) = 2 (k - 1) (latency + W / (k * bandwidth))  (ring; 0 for k = 1)
+ *   time per sample TPS_s = t_s / b; the objective is max_s TPS_s.
+ *   Memory per device: weights, gradients and optimizer state plus the
+ *   activations of the micro-batches in flight,
+ *     mem_s = 2 W_s + (W_s / bytes_per_param) * optimizer_bytes_per_param
+ *           + n_s * (b / k_s) * sum_{v in V_s} act_bytes(v)  <=  memory_bytes,
+ *   n_s = the number of stages on the longest stage path from s to a sink
+ *   (1F1B on a DAG: GraphPipe's in-flight rule; a chain gives S - i + 1).
+ *
+ * The DP (after GraphPipe's Algorithm 1) works on the series-parallel tree:
+ * a segment (an SP node, a run of consecutive SERIES children, or a run of
+ * PARALLEL children) is one stage, or splits in series (later part first,
+ * its entry in-flight count becoming the earlier part's exit), or in
+ * parallel (both sides share the exit count; the larger entry count
+ * holds); memoised on (segment, devices, exit in-flight count). It returns
+ * the smallest entry in-flight count meeting a target TPS, and a binary
+ * search finds the smallest feasible target, for each micro-batch size;
+ * among sizes the shortest iteration-time estimate wins (TPS alone would
+ * pick one micro-batch per iteration: no pipelining). Stages are SP segments, a
+ * subset of all convex partitions: the ILP (partition_milp.c) searches all.
+ */
+#ifndef PIPEOPT_PARTITION_H
+#define PIPEOPT_PARTITION_H
+
+#include <stdbool.h>
+
+#include "graph/graph.h"
+#include "graph/sp.h"
+#include "sched/error.h"
+
+struct stage {
+	int nops;
+	int *ops;                /* [nops] sorted */
+	int degree;              /* devices (data-parallel replicas) */
+	int inflight;            /* micro-batches in flight (1F1B on the DAG) */
+	double time;             /* microseconds per micro-batch (t_s) */
+	double memory;           /* bytes per device */
+	double fwd, bwd, wgrad;  /* microseconds per micro-batch, compute only */
+	double act;              /* bytes per micro-batch per device, activations */
+};
+
+struct partition {
+	int nstages;
+	struct stage *stages;    /* [nstages] in a topological order */
+	int nedges;
+	int (*edges)[2];         /* [nedges] stage DAG */
+	int microbatch;          /* samples per micro-batch */
+	int microbatches;        /* batch / microbatch */
+	int devices_used;
+	double bottleneck;       /* microseconds per micro-batch: max_s t_s */
+	double time_per_sample;  /* microseconds: bottleneck / microbatch */
+	double iteration_time;   /* microseconds: (m - 1) bottleneck + the longest
+	                            stage path's sum of t_s (fill and drain) */
+	int depth;               /* stages on the longest path */
+	bool chain;              /* sequential: consecutive stages depend */
+};
+
+struct partition_options {
+	int devices;             /* devices to use (<= the machine's) */
+	bool sequential;         /* stages form a chain (PipeDream/Piper-style) */
+	int nsizes;              /* micro-batch sizes to try; 0: the graph's */
+	const int *sizes;
+	double precision;        /* binary search, relative (default 1e-6) */
+};
+
+/* Partition g; fails (one line) when no partition fits in memory. */
+enum status partition_dp(const struct graph *g, const struct partition_options *o,
+			 struct partition *p, struct error *err);
+
+/* Fill the stage metrics, stage edges, in-flight counts and times of p
+ * from its stages' op sets, degrees and p->microbatch (shared by the DP and
+ * the ILP, and the check of both). False if a stage's ops are not convex or
+ * the stage graph has a cycle. */
+bool partition_evaluate(const struct graph *g, struct partition *p);
+
+void partition_release(struct partition *p);
+
+#endif
