@@ -24,6 +24,7 @@ static const struct command commands[] = {
 	{"search-validate", cmd_search_validate, "the GA against certified optima: share optimal, gaps, time to best"},
 	{"graph", cmd_graph, "model graphs: 'graph sp' prints the series-parallel tree"},
 	{"partition", cmd_partition, "cut a model graph into a DAG of pipeline stages (GraphPipe's DP)"},
+	{"plan", cmd_plan, "partition a graph, then schedule the stage DAG: 1F1B vs the GA"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 

@@ -1974,6 +1974,132 @@ static void test_search_validate(void **state)
 	run_free(&r);
 }
 
+/* ---- pipeopt graph sp and partition ---------------------------------------- */
+
+#define CANDLE "datasets/graphs/candle-uno-a100.json"
+
+/* The N graph (0->2, 1->2, 1->3) is not series-parallel; the only level cut
+ * puts {n0, n1} before {n2, n3}, which adds n0->n3 (n1->n2 and n1->n3 and
+ * n0->n2 exist): S(P(n0, n1), P(n2, n3)). */
+static void test_graph_sp(void **state)
+{
+	const char *n_graph =
+		"{\"name\":\"N\",\"batch\":4,\"microbatch_sizes\":[1],"
+		"\"machine\":{\"devices\":2,\"memory_bytes\":1e9,\"link_latency_us\":1,\"link_bandwidth\":100},"
+		"\"ops\":[{\"name\":\"n0\",\"fwd\":1,\"bwd\":1},{\"name\":\"n1\",\"fwd\":1,\"bwd\":1},"
+		"{\"name\":\"n2\",\"fwd\":1,\"bwd\":1},{\"name\":\"n3\",\"fwd\":1,\"bwd\":1}],"
+		"\"edges\":[[\"n0\",\"n2\"],[\"n1\",\"n2\"],[\"n1\",\"n3\"]]}";
+	write_file(tmp("n.json"), n_graph);
+	struct run r;
+	RUN(&r, "graph", "sp", tmp("n.json"), "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_true(json_is_false(get(j, "series_parallel")));
+	assert_string_equal(get_str(j, "tree"), "S(P(n0, n1), P(n2, n3))");
+	json_t *added = get(j, "added_edges");
+	assert_int_equal(json_array_size(added), 1);
+	assert_string_equal(json_string_value(json_array_get(json_array_get(added, 0), 0)), "n0");
+	assert_string_equal(json_string_value(json_array_get(json_array_get(added, 0), 1)), "n3");
+	json_decref(j);
+	run_free(&r);
+	/* CANDLE-Uno: input, then 7 parallel 4-layer branches, then the head */
+	RUN(&r, "graph", "sp", CANDLE);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "tree        S(input, P(S(b0.ff0, b0.ff1, b0.ff2, b0.ff3), S(b1.ff0");
+	assert_contains(r.out, "concat, head.ff0, head.ff1, head.ff2, head.ff3, head.out)");
+	run_free(&r);
+	RUN(&r, "graph", "sp", "datasets/bad/malformed.json");
+	assert_failed(&r, NEEDLES("malformed.json"));
+	run_free(&r);
+	RUN(&r, "graph", "frobnicate", CANDLE);
+	assert_usage(&r);
+	run_free(&r);
+}
+
+/* partition: the JSON keys, a consistent plan (every operator in exactly
+ * one stage, in-flight = stages on the longest path to the sink, devices
+ * within the budget), the instance it writes simulates with 1f1b-dag. */
+static void test_partition(void **state)
+{
+	struct run r;
+	RUN(&r, "partition", CANDLE, "--devices", "8", "--json", "-o", tmp("candle.inst.json"));
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	json_t *stages = get(j, "stages"), *inflight = get(j, "inflight"), *edges = get(j, "stage_edges");
+	size_t S = json_array_size(stages), ops = 0;
+	for (size_t s = 0; s < S; s++)
+		ops += json_array_size(json_array_get(stages, s));
+	assert_int_equal(ops, 35);   /* input, 28 branch layers, concat, 5 head ops */
+	json_int_t devices = 0;
+	for (size_t s = 0; s < S; s++)
+		devices += json_integer_value(json_array_get(get(j, "devices_per_stage"), s));
+	assert_true(devices <= 8);
+	/* in-flight: 1 at sinks, else 1 + max over successors */
+	for (size_t s = 0; s < S; s++) {
+		json_int_t want = 1;
+		for (size_t e = 0; e < json_array_size(edges); e++) {
+			json_t *p = json_array_get(edges, e);
+			if ((size_t)json_integer_value(json_array_get(p, 0)) == s) {
+				json_int_t t = json_integer_value(json_array_get(inflight,
+					json_integer_value(json_array_get(p, 1))));
+				want = t + 1 > want ? t + 1 : want;
+			}
+		}
+		assert_int_equal(json_integer_value(json_array_get(inflight, s)), want);
+	}
+	assert_true(get_real(j, "time_per_sample") > 0);
+	assert_true(get_real(j, "iteration_time") >= get_real(j, "bottleneck_us"));
+	assert_int_equal(1024 % get_int(j, "microbatch_size"), 0);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "simulate", tmp("candle.inst.json"), "--family", "1f1b-dag", "--json");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	/* sequential: a chain of stages */
+	RUN(&r, "partition", CANDLE, "--devices", "4", "--sequential", "--json");
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	S = json_array_size(get(j, "stages"));
+	for (size_t s = 0; s < S; s++)
+		assert_int_equal(json_integer_value(json_array_get(get(j, "inflight"), s)), S - s);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "partition", CANDLE, "--devices", "0");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "partition", CANDLE);
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "partition", CANDLE, "--devices", "4", "--microbatch-sizes", "3,x");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "partition", CANDLE, "--devices", "64");
+	assert_failed(&r, NEEDLES("candle-uno", "devices"));
+	run_free(&r);
+	RUN(&r, "partition", CANDLE, "--devices", "4", "-o", tmp("no-dir/x.json"));
+	assert_failed(&r, NEEDLES("no-dir/x.json"));
+	assert_false(file_exists(tmp("no-dir/x.json")));
+	run_free(&r);
+}
+
+/* plan: the search's schedule is never worse than 1F1B on the same DAG,
+ * and never below the lower bound. */
+static void test_plan(void **state)
+{
+	struct run r;
+	RUN(&r, "plan", CANDLE, "--devices", "4", "--time-limit", "1", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_true(get_int(j, "iteration_time_search") <= get_int(j, "iteration_time_1f1b"));
+	assert_true(get_int(j, "iteration_time_search") >= get_int(j, "lower_bound"));
+	assert_true(get_int(j, "stages") >= 1);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "plan", CANDLE);
+	assert_usage(&r);
+	run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2021,6 +2147,9 @@ int main(void)
 		cmocka_unit_test(test_search_deterministic),
 		cmocka_unit_test(test_search_errors),
 		cmocka_unit_test(test_search_validate),
+		cmocka_unit_test(test_graph_sp),
+		cmocka_unit_test(test_partition),
+		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
