@@ -262,7 +262,24 @@ static int build_csr(int n, int m, int (*edges)[2], int from, int **start, int *
 	return 0;
 }
 
-enum status graph_derive(struct graph *g, struct error *err)
+/* An operator on a cycle: from any operator left over by the topological
+ * sort, step to a left-over predecessor n times (one always exists); then
+ * we are on a cycle. */
+static int on_cycle(const struct graph *g, const int *indeg)
+{
+	int v = 0;
+	while (v < g->nops && indeg[v] == 0)
+		v++;
+	for (int step = 0; step < g->nops; step++)
+		for (int k = g->pred_start[v]; k < g->pred_start[v + 1]; k++)
+			if (indeg[g->pred[k]] > 0) {
+				v = g->pred[k];
+				break;
+			}
+	return v;
+}
+
+enum status graph_derive(struct graph *g, const char *source, struct error *err)
 {
 	free(g->pred_start);
 	free(g->pred);
@@ -275,7 +292,7 @@ enum status graph_derive(struct graph *g, struct error *err)
 	    build_csr(g->nops, g->nedges, g->edges, 0, &g->succ_start, &g->succ) || !g->topo ||
 	    !indeg) {
 		free(indeg);
-		return err_set(err, "graph '%s': out of memory", g->name);
+		return err_set(err, "graph '%s': out of memory", source);
 	}
 	int head = 0, tail = 0;
 	for (int v = 0; v < g->nops; v++)
@@ -287,14 +304,11 @@ enum status graph_derive(struct graph *g, struct error *err)
 			if (--indeg[g->succ[i]] == 0)
 				g->topo[tail++] = g->succ[i];
 	}
-	int cyc = -1;
-	for (int v = 0; v < g->nops && cyc < 0; v++)
-		if (indeg[v] > 0)
-			cyc = v;
+	int cyc = tail < g->nops ? on_cycle(g, indeg) : -1;
 	free(indeg);
 	if (cyc >= 0)
 		return err_set(err, "graph '%s': edges: the graph has a cycle through operator '%s'",
-			       g->name, g->ops[cyc].name);
+			       source, g->ops[cyc].name);
 	return STATUS_OK;
 }
 
@@ -327,7 +341,7 @@ static enum status parse_root(const struct gctx *c, json_t *root, struct graph *
 	}
 	if (parse_edges(c, root, g))
 		return STATUS_ERROR;
-	return graph_derive(g, c->err);
+	return graph_derive(g, c->source, c->err);
 }
 
 enum status graph_parse(const char *text, const char *source, struct graph **out,

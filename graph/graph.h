@@ -61,8 +61,8 @@ enum status graph_parse(const char *text, const char *source, struct graph **out
 void graph_free(struct graph *g);
 
 /* Rebuild the derived arrays after the edge list changed; fails on a
- * cycle (naming an operator on it). */
-enum status graph_derive(struct graph *g, struct error *err);
+ * cycle (naming an operator on it; `source` names the graph). */
+enum status graph_derive(struct graph *g, const char *source, struct error *err);
 
 /* Index of the operator called name, or -1. */
 int graph_find(const struct graph *g, const char *name);

@@ -378,7 +378,7 @@ static enum status fix_part(struct graph *g, const struct part *bad, const doubl
 	double best = 0;
 	enum status st = STATUS_OK;
 	for (int k = 1; !st && k <= top; k++) {
-		if (add_cut_edges(g, bad, level, k) < 0 || graph_derive(g, err)) {
+		if (add_cut_edges(g, bad, level, k) < 0 || graph_derive(g, g->name, err)) {
 			st = err_set(err, "graph '%s': out of memory", g->name);
 			break;
 		}
@@ -388,11 +388,11 @@ static enum status fix_part(struct graph *g, const struct part *bad, const doubl
 			best_k = k;
 		}
 		g->nedges = m0;   /* undo */
-		st = graph_derive(g, err);
+		st = graph_derive(g, g->name, err);
 	}
 	if (!st) {
 		int n = add_cut_edges(g, bad, level, best_k);
-		st = n < 0 ? err_set(err, "graph '%s': out of memory", g->name) : graph_derive(g, err);
+		st = n < 0 ? err_set(err, "graph '%s': out of memory", g->name) : graph_derive(g, g->name, err);
 		*added += n > 0 ? n : 0;
 	}
 	free(inpart);

@@ -720,7 +720,7 @@ static void test_cycle_names_op_on_it(void **state)
  * operator on it)"). Ops a, b, c with b -> c, c -> b, b -> a: the cycle is
  * {b, c}; a (index 0) hangs off it and is named.
  */
-static void test_cycle_names_op_downstream_BUG(void **state)
+static void test_cycle_names_op_on_it_not_downstream(void **state)
 {
 	char name[64];
 	cycle_op("cycle b <-> c feeding a",
@@ -736,7 +736,7 @@ static void test_cycle_names_op_downstream_BUG(void **state)
  * "Every rejection names the source and the key"). With "name": "mymodel"
  * and source "test.json" the message reads "graph 'mymodel': edges: ...".
  */
-static void test_cycle_message_names_source_BUG(void **state)
+static void test_cycle_message_names_source(void **state)
 {
 	char name[64];
 	cycle_op("named graph with a cycle",
@@ -1250,8 +1250,8 @@ int main(void)
 		cmocka_unit_test(test_read_missing),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_cycle_names_op_on_it),
-		cmocka_unit_test(test_cycle_names_op_downstream_BUG),
-		cmocka_unit_test(test_cycle_message_names_source_BUG),
+		cmocka_unit_test(test_cycle_names_op_on_it_not_downstream),
+		cmocka_unit_test(test_cycle_message_names_source),
 		cmocka_unit_test(test_sp_known),
 		cmocka_unit_test(test_sp_node_arrays),
 		cmocka_unit_test(test_sp_exhaustive_small),
