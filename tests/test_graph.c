@@ -714,11 +714,9 @@ static void test_cycle_names_op_on_it(void **state)
 }
 
 /*
- * BUG: graph_derive() names the first operator (by index) whose in-degree
- * stays positive after Kahn's algorithm; that includes operators downstream
- * of the cycle, not only ones on it (graph.h: "fails on a cycle (naming an
- * operator on it)"). Ops a, b, c with b -> c, c -> b, b -> a: the cycle is
- * {b, c}; a (index 0) hangs off it and is named.
+ * The operator named must be on the cycle, not one it feeds (graph.h):
+ * ops a, b, c with b -> c, c -> b, b -> a: the cycle is {b, c}; a (index 0)
+ * hangs off it and must not be named.
  */
 static void test_cycle_names_op_on_it_not_downstream(void **state)
 {
@@ -731,10 +729,9 @@ static void test_cycle_names_op_on_it_not_downstream(void **state)
 }
 
 /*
- * BUG: the cycle rejection (graph_derive) names the graph by its "name" key,
- * not by the source, unlike every other rejection (graph.c's header:
- * "Every rejection names the source and the key"). With "name": "mymodel"
- * and source "test.json" the message reads "graph 'mymodel': edges: ...".
+ * The cycle rejection names the source, like every other rejection
+ * (graph.c's header), not the graph's "name" key: with "name": "mymodel"
+ * and source "test.json" it reads "graph 'test.json': edges: ...".
  */
 static void test_cycle_message_names_source(void **state)
 {
