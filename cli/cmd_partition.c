@@ -8,6 +8,7 @@
 #include "graph/bridge.h"
 #include "graph/partition.h"
 #include "sched/clock.h"
+#include "solvers/solver.h"
 
 static const char usage_text[] =
 	"usage: pipeopt partition GRAPH --devices D [options]\n\n"
@@ -18,7 +19,11 @@ static const char usage_text[] =
 	"in-flight micro-batches (1F1B on the DAG), time per sample and the\n"
 	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n\n"
 	"  --devices D                devices to use (required)\n"
-	"  --method dp                GraphPipe's DP over the series-parallel tree\n"
+	"  --method dp|ilp            GraphPipe's DP over the series-parallel tree (default),\n"
+	"                             or the exact MILP over every convex partition (small\n"
+	"                             graphs; certified when the solver proves optimality)\n"
+	"  --solver cbc|glpk          MILP solver for --method ilp (default cbc)\n"
+	"  --time-limit S             seconds per micro-batch size for --method ilp (default 60)\n"
 	"  --sequential               a chain of stages (PipeDream/Piper-style baseline)\n"
 	"  --microbatch-sizes L       comma-separated sizes to try (default: the graph's)\n"
 	"  -o, --output INSTANCE      write the partition as a schedule instance\n"
@@ -29,8 +34,9 @@ static const char usage_text[] =
 struct popts {
 	struct partition_options p;
 	int sizes[MAX_SIZES];
-	const char *output;
-	bool json;
+	const char *output, *solver;
+	double time_limit;
+	bool json, ilp;
 };
 
 static int parse_sizes(const char *s, struct popts *o)
@@ -57,10 +63,13 @@ static int parse(int argc, char **argv, struct popts *o)
 		{"devices", required_argument, 0, 'd'}, {"method", required_argument, 0, 'm'},
 		{"sequential", no_argument, 0, 's'}, {"microbatch-sizes", required_argument, 0, 'b'},
 		{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+		{"solver", required_argument, 0, 'S'}, {"time-limit", required_argument, 0, 't'},
 		{"help", no_argument, 0, 'h'}, {0}};
 	int c;
 	double v;
 	memset(o, 0, sizeof *o);
+	o->solver = "cbc";
+	o->time_limit = 60;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
@@ -70,8 +79,18 @@ static int parse(int argc, char **argv, struct popts *o)
 			o->p.devices = (int)v;
 			break;
 		case 'm':
-			if (strcmp(optarg, "dp"))
-				return cli_usage("partition", "unknown --method '%s' (dp)", optarg);
+			if (strcmp(optarg, "dp") && strcmp(optarg, "ilp"))
+				return cli_usage("partition", "unknown --method '%s' (dp or ilp)", optarg);
+			o->ilp = !strcmp(optarg, "ilp");
+			break;
+		case 'S':
+			if (!solver_find(optarg))
+				return cli_usage("partition", "unknown solver '%s' (cbc or glpk)", optarg);
+			o->solver = optarg;
+			break;
+		case 't':
+			if (!cli_number(optarg, 1e-3, 1e7, false, &o->time_limit))
+				return cli_usage("partition", "--time-limit needs seconds > 0");
 			break;
 		case 's': o->p.sequential = true; break;
 		case 'b':
@@ -95,7 +114,7 @@ static int parse(int argc, char **argv, struct popts *o)
 }
 
 static json_t *result_json(const struct graph *g, const struct partition *p, double seconds,
-			   bool sequential)
+			   bool sequential, const char *method)
 {
 	json_t *stages = json_array(), *edges = json_array(), *dev = json_array();
 	json_t *inflight = json_array(), *times = json_array(), *mem = json_array();
@@ -112,7 +131,7 @@ static json_t *result_json(const struct graph *g, const struct partition *p, dou
 	for (int e = 0; e < p->nedges; e++)
 		json_array_append_new(edges, json_pack("[i,i]", p->edges[e][0], p->edges[e][1]));
 	return json_pack("{s:s,s:s,s:s,s:o,s:o,s:o,s:i,s:i,s:o,s:o,s:o,s:f,s:f,s:f,s:i,s:i,s:f}",
-		"graph", g->name, "method", "dp", "pipeline", sequential ? "sequential" : "graph",
+		"graph", g->name, "method", method, "pipeline", sequential ? "sequential" : "graph",
 		"stages", stages, "stage_edges", edges, "devices_per_stage", dev,
 		"microbatch_size", p->microbatch, "microbatches", p->microbatches,
 		"inflight", inflight, "stage_time_us", times, "stage_memory_bytes", mem,
@@ -153,8 +172,11 @@ int cmd_partition(int argc, char **argv)
 	struct error err;
 	struct graph *g = NULL;
 	struct partition p = {0};
+	struct ilp_info info = {0};
 	double t0 = clock_seconds();
-	if (graph_read(argv[optind], &g, &err) || partition_dp(g, &o.p, &p, &err)) {
+	if (graph_read(argv[optind], &g, &err) ||
+	    (o.ilp ? partition_ilp(g, &o.p, o.solver, o.time_limit, &p, &info, &err)
+		   : partition_dp(g, &o.p, &p, &err))) {
 		rc = cli_fail(o.json, &err);
 		goto out;
 	}
@@ -170,10 +192,22 @@ int cmd_partition(int argc, char **argv)
 		}
 		free(text);
 	}
-	if (o.json)
-		cli_print_json(result_json(g, &p, seconds, o.p.sequential));
-	else
+	if (o.json) {
+		json_t *j = result_json(g, &p, seconds, o.p.sequential, o.ilp ? "ilp" : "dp");
+		if (o.ilp) {
+			json_object_set_new(j, "certified", json_boolean(info.certified));
+			json_object_set_new(j, "solver", json_string(o.solver));
+			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:f}", "solves", info.solves,
+				"columns", info.columns, "rows", info.rows, "solver_seconds", info.seconds));
+		}
+		cli_print_json(j);
+	} else {
 		print_human(g, &p, seconds, o.p.sequential);
+		if (o.ilp)
+			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.solver,
+			       info.solves, info.columns, info.rows, info.seconds,
+			       info.certified ? "certified optimal (within the cost model)" : "not proven optimal");
+	}
 out:
 	partition_release(&p);
 	graph_free(g);

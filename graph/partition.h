@@ -79,6 +79,20 @@ struct partition_options {
 enum status partition_dp(const struct graph *g, const struct partition_options *o,
 			 struct partition *p, struct error *err);
 
+struct ilp_info {
+	bool certified;          /* every size solved to optimality and re-evaluated */
+	int solves, columns, rows;
+	double seconds;
+};
+
+/* The exact partitioner (partition_ilp.c): the MILP of
+ * formulate/partition_milp.c at each micro-batch size, solved by `solver`
+ * ("cbc" or "glpk") within time_limit seconds per size; the shortest
+ * iteration among sizes, like the DP. */
+enum status partition_ilp(const struct graph *g, const struct partition_options *o,
+			  const char *solver, double time_limit, struct partition *p,
+			  struct ilp_info *info, struct error *err);
+
 /* Fill the stage metrics, stage edges, in-flight counts and times of p
  * from its stages' op sets, degrees and p->microbatch (shared by the DP and
  * the ILP, and the check of both). False if a stage's ops are not convex or

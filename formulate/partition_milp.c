@@ -1,0 +1,325 @@
+/*
+ * The partition MILP (partition_milp.h). Sets: operators V, edges E, stage
+ * slots s = 0..K-1 (K = min(D, |V|)), degrees k (powers of two with b % k
+ * = 0 and b / k a listed size), in-flight levels j = 1..K. Costs at b:
+ *   tau_v(k) = fwd + bwd + wgrad of v at per-device size b / k,
+ *   comm_e   = 2 (latency + out_bytes(u) b / bandwidth) for e = (u, v),
+ *   ar_v(k)  = 2 (k - 1) w_v / (k bandwidth m),  ar0(k) = 2 (k - 1) latency / m,
+ *   st_v     = 2 w_v + w_v / bytes_per_param * optimizer_bytes_per_param.
+ * Binaries x[v][s], y[s], g[s][k], eta[s][j]; c[e][s] >= 0; h[s] integer;
+ * T >= 0; minimise T.
+ */
+#include "formulate/partition_milp.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int size_index(const struct graph *g, int q)
+{
+	for (int i = 0; i < g->nsizes; i++)
+		if (g->microbatch_sizes[i] == q)
+			return i;
+	return -1;
+}
+
+static double comm_cost(const struct graph *g, int e, int b)
+{
+	const struct machine *mc = &g->machine;
+	return 2 * (mc->link_latency_us + g->ops[g->edges[e][0]].out_bytes * b / mc->link_bandwidth);
+}
+
+static double static_bytes(const struct machine *mc, double w)
+{
+	return 2 * w + w / mc->bytes_per_param * mc->optimizer_bytes_per_param;
+}
+
+/*
+ * Assignment and labels:
+ *   sum_s x[v][s] = 1                       (|V| rows)
+ *   x[v][s] <= y[s]                         (|V| K rows)
+ *   y[s] <= sum_v x[v][s],  y[s] >= y[s+1]  (2K rows: used slots are
+ *                                            nonempty and come first)
+ *   sum_s s x[u][s] <= sum_s s x[v][s]      (|E| rows: monotone labels, so
+ *                                            stages are convex and the stage
+ *                                            graph is acyclic)
+ */
+static void assignment_rows(const struct graph *g, struct pmilp *p, const int *y)
+{
+	int K = p->K, *col = malloc((g->nops * K + 2) * sizeof *col);
+	double *val = malloc((g->nops * K + 2) * sizeof *val);
+	if (!col || !val) {
+		p->m->failed = true;
+		free(col);
+		free(val);
+		return;
+	}
+	for (int v = 0; v < g->nops; v++) {
+		for (int s = 0; s < K; s++) {
+			col[s] = p->x[v * K + s];
+			val[s] = 1;
+			int c2[2] = {p->x[v * K + s], y[s]};
+			double v2[2] = {1, -1};
+			milp_add_row(p->m, 2, c2, v2, -MILP_INF, 0, "use_%d_%d", v, s);
+		}
+		milp_add_row(p->m, K, col, val, 1, 1, "assign_%d", v);
+	}
+	for (int s = 0; s < K; s++) {
+		int n = 0;
+		for (int v = 0; v < g->nops; v++) {
+			col[n] = p->x[v * K + s];
+			val[n++] = 1;
+		}
+		col[n] = y[s];
+		val[n++] = -1;
+		milp_add_row(p->m, n, col, val, 0, MILP_INF, "nonempty_%d", s);
+		if (s + 1 < K) {
+			int c2[2] = {y[s], y[s + 1]};
+			double v2[2] = {1, -1};
+			milp_add_row(p->m, 2, c2, v2, 0, MILP_INF, "order_%d", s);
+		}
+	}
+	for (int e = 0; e < g->nedges; e++) {
+		int n = 0;
+		for (int s = 1; s < K; s++) {
+			col[n] = p->x[g->edges[e][0] * K + s];
+			val[n++] = s;
+			col[n] = p->x[g->edges[e][1] * K + s];
+			val[n++] = -s;
+		}
+		milp_add_row(p->m, n, col, val, -MILP_INF, 0, "label_%d", e);
+	}
+	free(col);
+	free(val);
+}
+
+/*
+ * Devices:  sum_k g[s][k] = y[s]  (K rows);  sum_s sum_k k g[s][k] <= D.
+ * Cut edges entering s: c[e][s] >= x[v][s] - x[u][s]  (|E| K rows).
+ * Stage time, for every s and k (M_T a bound on any stage's time):
+ *   T >= sum_v (tau_v(k) + ar_v(k)) x[v][s] + sum_e comm_e c[e][s]
+ *        + ar0(k) - M_T (1 - g[s][k])
+ */
+static void time_rows(const struct graph *g, struct pmilp *p, const int *y, const int *c,
+		      int D, double MT)
+{
+	int K = p->K, n, len = g->nops + g->nedges + 2;
+	int *col = malloc(len * sizeof *col);
+	double *val = malloc(len * sizeof *val);
+	const struct machine *mc = &g->machine;
+	if (!col || !val) {
+		p->m->failed = true;
+		free(col);
+		free(val);
+		return;
+	}
+	for (int s = 0; s < K; s++) {
+		n = 0;
+		for (int k = 0; k < p->nk; k++) {
+			col[n] = p->g[s * p->nk + k];
+			val[n++] = 1;
+		}
+		col[n] = y[s];
+		val[n++] = -1;
+		milp_add_row(p->m, n, col, val, 0, 0, "degree_%d", s);
+	}
+	n = 0;
+	for (int s = 0; s < K; s++)
+		for (int k = 0; k < p->nk; k++) {
+			col[n] = p->g[s * p->nk + k];
+			val[n++] = p->degree[k];
+		}
+	milp_add_row(p->m, n, col, val, -MILP_INF, D, "devices");
+	for (int e = 0; e < g->nedges; e++)
+		for (int s = 0; s < K; s++) {
+			int c3[3] = {c[e * K + s], p->x[g->edges[e][1] * K + s], p->x[g->edges[e][0] * K + s]};
+			double v3[3] = {1, -1, 1};
+			milp_add_row(p->m, 3, c3, v3, 0, MILP_INF, "cut_%d_%d", e, s);
+		}
+	for (int s = 0; s < K; s++)
+		for (int k = 0; k < p->nk; k++) {
+			int deg = p->degree[k], i = size_index(g, p->b / deg);
+			n = 0;
+			col[n] = p->T;
+			val[n++] = 1;
+			for (int v = 0; v < g->nops; v++) {
+				col[n] = p->x[v * K + s];
+				val[n++] = -(graph_op_time(g, v, i) +
+					     2.0 * (deg - 1) * g->ops[v].weight_bytes /
+						     (deg * mc->link_bandwidth * p->mb));
+			}
+			for (int e = 0; e < g->nedges; e++) {
+				col[n] = c[e * K + s];
+				val[n++] = -comm_cost(g, e, p->b);
+			}
+			col[n] = p->g[s * p->nk + k];
+			val[n++] = -MT;
+			double ar0 = 2.0 * (deg - 1) * mc->link_latency_us / p->mb;
+			milp_add_row(p->m, n, col, val, ar0 - MT, MILP_INF, "time_%d_%d", s, k);
+		}
+	free(col);
+	free(val);
+}
+
+/*
+ * In flight (1F1B on the stage DAG): h[s] = sum_j j eta[s][j],
+ * sum_j eta[s][j] = y[s]; for every edge (u, v) and slots s < t:
+ *   h[s] >= h[t] + 1 - (K + 1) (2 - x[u][s] - x[v][t])
+ * (sequential: h[s] >= h[s+1] + 1 - (K + 1)(1 - y[s+1]) instead).
+ * Memory, for every s, k, j (M_M a bound on any stage's bytes):
+ *   sum_v (st_v + j (b / k) a_v) x[v][s] <= Mem + M_M (2 - g[s][k] - eta[s][j])
+ */
+static void memory_rows(const struct graph *g, struct pmilp *p, const int *y, const int *h,
+			const int *eta, bool sequential, double MM)
+{
+	int K = p->K, n, *col = malloc((g->nops + K + 3) * sizeof *col);
+	double *val = malloc((g->nops + K + 3) * sizeof *val);
+	if (!col || !val) {
+		p->m->failed = true;
+		free(col);
+		free(val);
+		return;
+	}
+	for (int s = 0; s < K; s++) {
+		n = 0;
+		col[n] = h[s];
+		val[n++] = 1;
+		for (int j = 1; j <= K; j++) {
+			col[n] = eta[s * K + j - 1];
+			val[n++] = -j;
+		}
+		milp_add_row(p->m, n, col, val, 0, 0, "h_%d", s);
+		n = 0;
+		for (int j = 1; j <= K; j++) {
+			col[n] = eta[s * K + j - 1];
+			val[n++] = 1;
+		}
+		col[n] = y[s];
+		val[n++] = -1;
+		milp_add_row(p->m, n, col, val, 0, 0, "eta_%d", s);
+	}
+	if (sequential) {
+		for (int s = 0; s + 1 < K; s++) {
+			int c3[3] = {h[s], h[s + 1], y[s + 1]};
+			double v3[3] = {1, -1, -(K + 1)};
+			milp_add_row(p->m, 3, c3, v3, 1 - (K + 1), MILP_INF, "chain_%d", s);
+		}
+	} else {
+		for (int e = 0; e < g->nedges; e++)
+			for (int s = 0; s < K; s++)
+				for (int t = s + 1; t < K; t++) {
+					int c4[4] = {h[s], h[t], p->x[g->edges[e][0] * K + s],
+						     p->x[g->edges[e][1] * K + t]};
+					double v4[4] = {1, -1, -(K + 1), -(K + 1)};
+					milp_add_row(p->m, 4, c4, v4, 1 - 2 * (K + 1), MILP_INF,
+						     "depth_%d_%d_%d", e, s, t);
+				}
+	}
+	for (int s = 0; s < K; s++)
+		for (int k = 0; k < p->nk; k++)
+			for (int j = 1; j <= K; j++) {
+				double per = (double)p->b / p->degree[k];
+				n = 0;
+				for (int v = 0; v < g->nops; v++) {
+					col[n] = p->x[v * K + s];
+					val[n++] = static_bytes(&g->machine, g->ops[v].weight_bytes) +
+						   j * per * g->ops[v].act_bytes;
+				}
+				col[n] = p->g[s * p->nk + k];
+				val[n++] = MM;
+				col[n] = eta[s * K + j - 1];
+				val[n++] = MM;
+				milp_add_row(p->m, n, col, val, -MILP_INF,
+					     g->machine.memory_bytes + 2 * MM, "mem_%d_%d_%d", s, k, j);
+			}
+	free(col);
+	free(val);
+}
+
+enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
+			struct pmilp *p, struct error *err)
+{
+	memset(p, 0, sizeof *p);
+	if (b < 1 || g->batch % b || size_index(g, b) < 0)
+		return err_set(err, "graph '%s': micro-batch %d does not divide the batch %d or has no costs",
+			       g->name, b, g->batch);
+	p->b = b;
+	p->mb = g->batch / b;
+	p->K = D < g->nops ? D : g->nops;
+	for (int k = 1; k <= D && p->nk < 16; k *= 2)
+		if (b % k == 0 && size_index(g, b / k) >= 0)
+			p->degree[p->nk++] = k;
+	int K = p->K;
+	p->m = milp_new();
+	p->x = malloc((size_t)g->nops * K * sizeof *p->x);
+	p->g = malloc((size_t)K * p->nk * sizeof *p->g);
+	int *y = malloc(K * sizeof *y), *h = malloc(K * sizeof *h);
+	int *eta = malloc((size_t)K * K * sizeof *eta);
+	int *c = malloc(((size_t)g->nedges * K + 1) * sizeof *c);
+	if (!p->m || !p->x || !p->g || !y || !h || !eta || !c) {
+		free(y);
+		free(h);
+		free(eta);
+		free(c);
+		pmilp_release(p);
+		return err_set(err, "graph '%s': out of memory for the partition MILP", g->name);
+	}
+	double MT = 1, MM = g->machine.memory_bytes;
+	for (int v = 0; v < g->nops; v++) {
+		double worst = 0;
+		for (int i = 0; i < g->nsizes; i++)
+			worst = graph_op_time(g, v, i) > worst ? graph_op_time(g, v, i) : worst;
+		MT += worst + 2.0 * D * g->ops[v].weight_bytes / g->machine.link_bandwidth;
+		MM += static_bytes(&g->machine, g->ops[v].weight_bytes) + K * b * g->ops[v].act_bytes;
+	}
+	for (int e = 0; e < g->nedges; e++)
+		MT += comm_cost(g, e, b);
+	MT += 2.0 * D * g->machine.link_latency_us;
+	p->T = milp_add_col(p->m, 0, MILP_INF, 1, false, "T");
+	for (int v = 0; v < g->nops; v++)
+		for (int s = 0; s < K; s++)
+			p->x[v * K + s] = milp_add_col(p->m, 0, 1, 0, true, "x_%d_%d", v, s);
+	for (int s = 0; s < K; s++) {
+		y[s] = milp_add_col(p->m, 0, 1, 0, true, "y_%d", s);
+		h[s] = milp_add_col(p->m, 0, K, 0, true, "h_%d", s);
+		for (int k = 0; k < p->nk; k++)
+			p->g[s * p->nk + k] = milp_add_col(p->m, 0, 1, 0, true, "g_%d_%d", s, k);
+		for (int j = 1; j <= K; j++)
+			eta[s * K + j - 1] = milp_add_col(p->m, 0, 1, 0, true, "eta_%d_%d", s, j);
+	}
+	for (int e = 0; e < g->nedges; e++)
+		for (int s = 0; s < K; s++)
+			c[e * K + s] = milp_add_col(p->m, 0, 1, 0, false, "c_%d_%d", e, s);
+	assignment_rows(g, p, y);
+	time_rows(g, p, y, c, D, MT);
+	memory_rows(g, p, y, h, eta, sequential, MM);
+	free(y);
+	free(h);
+	free(eta);
+	free(c);
+	return milp_check(p->m, err);
+}
+
+void pmilp_decode(const struct graph *g, const struct pmilp *p, const double *x,
+		  int *stage_of, int *degree_of)
+{
+	for (int v = 0; v < g->nops; v++) {
+		stage_of[v] = 0;
+		for (int s = 0; s < p->K; s++)
+			if (x[p->x[v * p->K + s]] > 0.5)
+				stage_of[v] = s;
+	}
+	for (int s = 0; s < p->K; s++) {
+		degree_of[s] = 0;
+		for (int k = 0; k < p->nk; k++)
+			if (x[p->g[s * p->nk + k]] > 0.5)
+				degree_of[s] = p->degree[k];
+	}
+}
+
+void pmilp_release(struct pmilp *p)
+{
+	milp_free(p->m);
+	free(p->x);
+	free(p->g);
+	memset(p, 0, sizeof *p);
+}
