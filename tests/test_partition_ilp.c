@@ -1,0 +1,234 @@
+/*
+ * The exact partitioner (graph/partition_ilp.c, formulate/partition_milp.c)
+ * against an independent brute force: every monotone labelling of the
+ * operators (lambda(u) <= lambda(v) on every edge: exactly the convex
+ * partitions with an acyclic stage graph) and every assignment of degrees,
+ * each evaluated with the shared cost model (partition_evaluate); the
+ * smallest bottleneck must be the MILP's. Then the DP against the MILP: on
+ * chains every partition is a run of SP segments, so they are equal; on
+ * series-parallel graphs the DP searches a subset, so DP >= MILP.
+ */
+#include "test_helpers.h"
+
+#include <jansson.h>
+
+#include "graph/graph.h"
+#include "graph/partition.h"
+
+#define MAXN 8
+
+struct shape {
+	const char *name;
+	int n;
+	int m;
+	int e[12][2];
+	bool chain;
+};
+
+static const struct shape shapes[] = {
+	{"chain4", 4, 3, {{0, 1}, {1, 2}, {2, 3}}, true},
+	{"chain6", 6, 5, {{0, 1}, {1, 2}, {2, 3}, {3, 4}, {4, 5}}, true},
+	{"fork-join", 6, 6, {{0, 1}, {1, 2}, {0, 3}, {3, 4}, {2, 5}, {4, 5}}, false},
+	{"diamond", 4, 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, false},
+	{"three branches", 5, 6, {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}}, false},
+};
+
+/* A graph of the shape with costs drawn from seed (two micro-batch sizes,
+ * 2 and 4, so that degree 2 is possible at b = 4). */
+static struct graph *make_graph(const struct shape *sh, unsigned seed, double memory)
+{
+	json_t *ops = json_array(), *edges = json_array();
+	srand(seed);
+	for (int v = 0; v < sh->n; v++) {
+		double f = 1 + rand() % 20, b = 1 + rand() % 20;
+		json_array_append_new(ops, json_pack("{s:[f,f],s:[f,f],s:f,s:f,s:f}", "fwd", f, 1.7 * f, "bwd", b, 1.8 * b, "act_bytes", 100.0 * (1 + rand() % 5),
+			"weight_bytes", 1000.0 * (1 + rand() % 5), "out_bytes", 10.0 * (1 + rand() % 5)));
+		char nm[8];
+		snprintf(nm, sizeof nm, "n%d", v);
+		json_object_set_new(json_array_get(ops, v), "name", json_string(nm));
+	}
+	for (int e = 0; e < sh->m; e++)
+		json_array_append_new(edges, json_pack("[i,i]", sh->e[e][0], sh->e[e][1]));
+	json_t *root = json_pack("{s:s,s:i,s:[i,i],s:{s:i,s:f,s:f,s:f},s:o,s:o}", "name", sh->name,
+		"batch", 16, "microbatch_sizes", 2, 4, "machine", "devices", 4, "memory_bytes",
+		memory, "link_latency_us", 1.0, "link_bandwidth", 100.0, "ops", ops, "edges", edges);
+	char *text = json_dumps(root, 0);
+	json_decref(root);
+	struct graph *g = NULL;
+	struct error err;
+	if (graph_parse(text, sh->name, &g, &err))
+		fail_msg("%s", err.msg);
+	free(text);
+	return g;
+}
+
+/* Brute force: the smallest bottleneck over all monotone labellings with
+ * labels < K and all degree assignments (powers of two, total <= D, b % k
+ * = 0 with b / k a listed size) that fit in memory. */
+struct brute {
+	const struct graph *g;
+	int D, b, K;
+	int label[MAXN];
+	double best;
+};
+
+static void try_degrees(struct brute *bf, struct partition *p, int s, int used)
+{
+	if (s == p->nstages) {
+		if (!partition_evaluate(bf->g, p))
+			fail_msg("a monotone labelling did not evaluate");
+		for (int t = 0; t < p->nstages; t++)
+			if (p->stages[t].memory > bf->g->machine.memory_bytes)
+				return;
+		if (p->bottleneck < bf->best)
+			bf->best = p->bottleneck;
+		return;
+	}
+	for (int k = 1; used + k <= bf->D; k *= 2) {
+		if (bf->b % k || (bf->b / k != 2 && bf->b / k != 4))
+			continue;
+		p->stages[s].degree = k;
+		try_degrees(bf, p, s + 1, used + k);
+	}
+}
+
+static void evaluate_labelling(struct brute *bf)
+{
+	struct partition p = {0};
+	p.microbatch = bf->b;
+	p.microbatches = bf->g->batch / bf->b;
+	p.stages = calloc(bf->K, sizeof *p.stages);
+	for (int s = 0; s < bf->K; s++) {
+		int n = 0;
+		for (int v = 0; v < bf->g->nops; v++)
+			n += bf->label[v] == s;
+		if (!n)
+			continue;
+		struct stage *st = &p.stages[p.nstages++];
+		st->ops = malloc(n * sizeof *st->ops);
+		for (int v = 0; v < bf->g->nops; v++)
+			if (bf->label[v] == s)
+				st->ops[st->nops++] = v;
+	}
+	if (p.nstages <= bf->D)
+		try_degrees(bf, &p, 0, 0);
+	partition_release(&p);
+}
+
+static void labellings(struct brute *bf, int v)
+{
+	if (v == bf->g->nops) {
+		evaluate_labelling(bf);
+		return;
+	}
+	for (int s = 0; s < bf->K; s++) {
+		bool ok = true;
+		for (int e = 0; e < bf->g->nedges && ok; e++)
+			if (bf->g->edges[e][1] == v && bf->g->edges[e][0] < v &&
+			    bf->label[bf->g->edges[e][0]] > s)
+				ok = false;
+		for (int e = 0; e < bf->g->nedges && ok; e++)
+			if (bf->g->edges[e][0] == v && bf->g->edges[e][1] < v &&
+			    bf->label[bf->g->edges[e][1]] < s)
+				ok = false;
+		if (ok) {
+			bf->label[v] = s;
+			labellings(bf, v + 1);
+		}
+	}
+}
+
+static double brute_best(const struct graph *g, int D, int b)
+{
+	struct brute bf = {.g = g, .D = D, .b = b, .K = D < g->nops ? D : g->nops, .best = 1e300};
+	labellings(&bf, 0);
+	return bf.best;
+}
+
+static double solve(const struct graph *g, int D, int b, bool ilp, bool *certified)
+{
+	int sizes[1] = {b};
+	struct partition_options o = {.devices = D, .nsizes = 1, .sizes = sizes, .precision = 1e-9};
+	struct partition p;
+	struct ilp_info info;
+	struct error err;
+	enum status st = ilp ? partition_ilp(g, &o, "cbc", 60, &p, &info, &err)
+			     : partition_dp(g, &o, &p, &err);
+	if (st)
+		fail_msg("%s: %s", ilp ? "ilp" : "dp", err.msg);
+	if (certified)
+		*certified = info.certified;
+	double v = p.bottleneck;
+	partition_release(&p);
+	return v;
+}
+
+static void test_ilp_equals_brute_force(void **state)
+{
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		for (unsigned seed = 1; seed <= 3; seed++)
+			for (int D = 1; D <= 3; D++) {
+				struct graph *g = make_graph(&shapes[i], seed, 1e9);
+				for (int b = 2; b <= 4; b += 2) {
+					bool cert = false;
+					double want = brute_best(g, D, b), got = solve(g, D, b, true, &cert);
+					if (fabs(got - want) > 1e-6 * want)
+						fail_msg("%s seed %u D %d b %d: MILP %.9g, brute force %.9g",
+							 shapes[i].name, seed, D, b, got, want);
+					assert_true(cert);
+				}
+				graph_free(g);
+			}
+}
+
+/* Memory binds: with a limit just above one stage's needs, the brute force
+ * and the MILP agree (both skip plans that do not fit). */
+static void test_ilp_memory(void **state)
+{
+	int feasible = 0, binding = 0;
+	for (double mem = 20000; mem <= 80000; mem += 10000) {
+		struct graph *g = make_graph(&shapes[1], 7, mem), *loose = make_graph(&shapes[1], 7, 1e9);
+		for (int D = 2; D <= 3; D++) {
+			double want = brute_best(g, D, 4);
+			if (want >= 1e300)
+				continue;
+			feasible++;
+			binding += want > brute_best(loose, D, 4) * (1 + 1e-9);
+			double got = solve(g, D, 4, true, NULL);
+			if (fabs(got - want) > 1e-6 * want)
+				fail_msg("memory %g D %d: MILP %.9g, brute force %.9g", mem, D, got, want);
+		}
+		graph_free(g);
+		graph_free(loose);
+	}
+	/* the range was chosen so that memory both allows a plan and binds */
+	assert_true(feasible >= 2);
+	assert_true(binding >= 1);
+}
+
+static void test_dp_vs_ilp(void **state)
+{
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		for (unsigned seed = 1; seed <= 3; seed++)
+			for (int D = 1; D <= 3; D++) {
+				struct graph *g = make_graph(&shapes[i], seed, 1e9);
+				double ilp = solve(g, D, 4, true, NULL), dp = solve(g, D, 4, false, NULL);
+				if (shapes[i].chain && fabs(dp - ilp) > 1e-5 * ilp)
+					fail_msg("%s seed %u D %d: chain, DP %.9g != MILP %.9g",
+						 shapes[i].name, seed, D, dp, ilp);
+				if (dp < ilp * (1 - 1e-5))
+					fail_msg("%s seed %u D %d: DP %.9g below the MILP optimum %.9g",
+						 shapes[i].name, seed, D, dp, ilp);
+				graph_free(g);
+			}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ilp_equals_brute_force),
+		cmocka_unit_test(test_ilp_memory),
+		cmocka_unit_test(test_dp_vs_ilp),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
