@@ -59,7 +59,7 @@ def write(name, gpu, ops, edges, batch, prov):
         json.dump(g, f, indent=1)
         f.write("\n")
 
-for gpu in ("a100",):
+for gpu in ("a100", "h200", "v100"):
     # CANDLE-Uno: 7 branches x 4 FF layers of 4096, concat, FF head
     ops, edges = [simple("input", "input", 2 * 4096)], []
     for b in range(7):
@@ -112,5 +112,23 @@ for gpu in ("a100",):
         ops.append(linear(n, 4096, 4096, gpu)); edges.append([prev, n]); prev = n
     write("dlrm", gpu, ops, edges, 1024,
           "GraphPipe App. A.2: DLRM, 7 dense towers (4 FF of 4096) + 7 embedding bags (1M x 64, bag 100), concat, interaction, FF head; analytic costs")
+
+# GPT chains: Zero Bubble's configurations (layers, heads, hidden; seq 1024,
+# FFN 4h), with an embedding and a head, on A100 (the paper's GPUs)
+for name, layers, heads, h in (("gpt-1.5b", 22, 24, 2304), ("gpt-6.2b", 30, 32, 4096),
+                               ("gpt-14.6b", 46, 40, 5120), ("gpt-28.3b", 62, 48, 6144)):
+    gpu = "a100"
+    ops, edges = [simple("embedding", "embedding", 2 * 1024 * h, fwd=20.0)], []
+    prev = "embedding"
+    for l in range(layers):
+        n = f"layer{l}"
+        ops.append(transformer(n, 1024, h, 4 * h, heads, gpu)); edges.append([prev, n]); prev = n
+    V, seq = 50257, 1024   # the head is per token: seq rows of h -> V
+    f = [t_us(2 * q * seq * h * V, 2 * h * V + 2 * q * seq * (h + V), gpu) for q in SIZES]
+    ops.append({"name": "head", "kind": "linear", "shape": [seq, h, V], "fwd": f, "bwd": f,
+                "wgrad": f, "act_bytes": 2 * seq * h, "weight_bytes": 2 * h * V, "out_bytes": 0})
+    edges.append([prev, "head"])
+    write(name, gpu, ops, edges, 128,
+          f"Zero Bubble (ICLR'24) Table 3: {name.upper()} = {layers} layers, {heads} heads, hidden {h}, seq 1024; analytic costs")
 PY
 ls datasets/graphs
