@@ -18,6 +18,7 @@
 #include "graph/bridge.h"
 #include "graph/graph.h"
 #include "graph/partition.h"
+#include "graph/sp.h"
 
 /* ---- model graphs from a table ---------------------------------------------- */
 
@@ -671,16 +672,31 @@ struct shape {
 	const char *name;
 	int n, nedges;
 	int edges[MAXE][2];
+	const char *tree;        /* the SP tree (sp_format), worked out by hand */
+	int nacyclic, nseg;      /* partitions: acyclic, SP-segment (0: not counted) */
 };
 
 static const struct shape sp_shapes[] = {
-	{"diamond", 4, 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}},
-	{"fork3-join", 5, 6, {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}}},
-	{"branches-tail", 7, 8, {{0, 1}, {1, 2}, {2, 5}, {0, 3}, {3, 5}, {0, 4}, {4, 5}, {5, 6}}},
-	{"nested", 7, 8, {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {0, 5}, {4, 6}, {5, 6}}},
-	{"two-chains", 5, 3, {{0, 1}, {1, 2}, {3, 4}}},
-	{"fork-two-sinks", 3, 2, {{0, 1}, {0, 2}}},
-	{"join-two-sources", 6, 5, {{0, 2}, {1, 2}, {2, 3}, {3, 4}, {3, 5}}},
+	/*
+	 * Counts by hand. Diamond: 15 set partitions; a block with o0 and o3
+	 * but not both o1 and o2 is not convex ({0,3}|1|2, {0,3}|{1,2},
+	 * {0,1,3}|2, {0,2,3}|1): 11. Segments: [o0, P, o3] cut into runs,
+	 * P alone whole or as o1 | o2: 1 + 2 + 2 = 5. Fork3-join: runs of
+	 * [o0, P, o4], P alone cut into runs of o1, o2, o3 (4 ways): 3 + 4 = 7.
+	 * Fork with two sinks: all 5 set partitions acyclic; segments
+	 * {0,1,2}, 0|{1,2}, 0|1|2: 3.
+	 */
+	{"diamond", 4, 4, {{0, 1}, {0, 2}, {1, 3}, {2, 3}}, "S(o0, P(o1, o2), o3)", 11, 5},
+	{"fork3-join", 5, 6, {{0, 1}, {0, 2}, {0, 3}, {1, 4}, {2, 4}, {3, 4}},
+	 "S(o0, P(o1, o2, o3), o4)", 0, 7},
+	{"branches-tail", 7, 8, {{0, 1}, {1, 2}, {2, 5}, {0, 3}, {3, 5}, {0, 4}, {4, 5}, {5, 6}},
+	 "S(o0, P(S(o1, o2), o3, o4), o5, o6)"},
+	{"nested", 7, 8, {{0, 1}, {1, 2}, {1, 3}, {2, 4}, {3, 4}, {0, 5}, {4, 6}, {5, 6}},
+	 "S(o0, P(S(o1, P(o2, o3), o4), o5), o6)"},
+	{"two-chains", 5, 3, {{0, 1}, {1, 2}, {3, 4}}, "P(S(o0, o1, o2), S(o3, o4))"},
+	{"fork-two-sinks", 3, 2, {{0, 1}, {0, 2}}, "S(o0, P(o1, o2))", 5, 3},
+	{"join-two-sources", 6, 5, {{0, 2}, {1, 2}, {2, 3}, {3, 4}, {3, 5}},
+	 "S(P(o0, o1), o2, o3, P(o4, o5))"},
 };
 
 /* Whether the stage graph of the assignment of[] (S stages) is acyclic,
@@ -710,14 +726,62 @@ static bool quotient_acyclic(const struct graph *g, int S, const int *of)
 	return tail == S;
 }
 
-/* Every set partition of the ops (restricted growth strings), degree 1:
- * the least time per sample over the acyclic ones at micro-batch b.
- * partition_evaluate must refuse exactly the cyclic ones. */
-static double sp_brute(const struct graph *g, int b, int *nacyclic)
+/*
+ * The DP's space (partition.c's header): every stage meeting SP node t is
+ * a run c_i..c_j of consecutive whole children of t, or lies inside one
+ * child, recursively. Given that every stage meeting t lies inside t.
+ */
+static bool seg_valid(const struct sp_node *t, int n, const int *of)
+{
+	if (t->kind == SP_LEAF)
+		return true;
+	int child[MAXOPS];
+	for (int v = 0; v < n; v++)
+		child[v] = -1;
+	for (int c = 0; c < t->nchildren; c++)
+		for (int i = 0; i < t->children[c]->nops; i++)
+			child[t->children[c]->ops[i]] = c;
+	for (int u = 0; u < n; u++) {
+		if (child[u] < 0)
+			continue;
+		int lo = child[u], hi = child[u];
+		for (int v = 0; v < n; v++)
+			if (of[v] == of[u] && child[v] >= 0) {
+				lo = child[v] < lo ? child[v] : lo;
+				hi = child[v] > hi ? child[v] : hi;
+			}
+		if (lo == hi)
+			continue;
+		/* several children: all of c_lo..c_hi, nothing else */
+		for (int v = 0; v < n; v++) {
+			bool in_run = child[v] >= lo && child[v] <= hi;
+			if (in_run != (of[v] == of[u]))
+				return false;
+		}
+	}
+	for (int c = 0; c < t->nchildren; c++) {
+		const struct sp_node *k = t->children[c];
+		int s = of[k->ops[0]];
+		bool inside = true;
+		for (int v = 0; v < n; v++)
+			if (of[v] == s && child[v] != c)
+				inside = false;
+		if (inside && !seg_valid(k, n, of))
+			return false;
+	}
+	return true;
+}
+
+/* Every set partition of the ops (restricted growth strings), degree 1,
+ * at micro-batch b: the least time per sample over the acyclic ones (*all)
+ * and over those in the DP's space (*seg). partition_evaluate must refuse
+ * exactly the cyclic ones. */
+static void sp_brute(const struct graph *g, const struct sp_node *tree, int b, double *all,
+		     double *seg, int *nacyclic, int *nseg)
 {
 	int n = g->nops, rg[MAXOPS] = {0}, mx[MAXOPS] = {0};
-	double best = INFINITY;
-	*nacyclic = 0;
+	*all = *seg = INFINITY;
+	*nacyclic = *nseg = 0;
 	for (;;) {
 		int S = 0;
 		for (int v = 0; v < n; v++)
@@ -729,7 +793,13 @@ static double sp_brute(const struct graph *g, int b, int *nacyclic)
 				 acyclic ? "acyclic" : "cyclic");
 		if (acyclic) {
 			(*nacyclic)++;
-			best = t < best ? t : best;
+			*all = t < *all ? t : *all;
+		}
+		if (seg_valid(tree, n, rg)) {
+			if (!acyclic)
+				fail_msg("a partition into SP segments has a cyclic stage graph");
+			(*nseg)++;
+			*seg = t < *seg ? t : *seg;
 		}
 		/* next restricted growth string: rg[0] = 0, rg[v] <= max(rg[0..v-1]) + 1 */
 		int v = n - 1;
@@ -744,7 +814,6 @@ static double sp_brute(const struct graph *g, int b, int *nacyclic)
 			mx[u] = mx[v];
 		}
 	}
-	return best;
 }
 
 static void test_dp_sp_brute(void **state)
@@ -765,21 +834,42 @@ static void test_dp_sp_brute(void **state)
 			for (int e = 0; e < sh->nedges; e++)
 				spec_edge(&s, sh->edges[e][0], sh->edges[e][1]);
 			struct graph *g = spec_graph(&s);
+			struct sp_node *tree = NULL;
+			struct error err = {{0}};
+			assert_int_equal(sp_decompose(g, &tree, &err), STATUS_OK);
+			assert_non_null(tree);
+			char *txt = sp_format(g, tree);
+			assert_string_equal(txt, sh->tree);
+			free(txt);
+
 			struct partition_options o = {.devices = sh->n};
 			struct partition p;
-			struct error err = {{0}};
 			if (partition_dp(g, &o, &p, &err))
 				fail_msg("%s seed %d: %s", sh->name, seed, err.msg);
 			check_dp_result(g, &p, sh->n);
 			assert_int_equal(p.microbatch, 2);
-			int nacyclic;
-			double best = sp_brute(g, 2, &nacyclic);
-			assert_true(nacyclic >= 1);
+			int of[MAXOPS];
+			stage_of(g, &p, of);
+			if (!seg_valid(tree, g->nops, of))
+				fail_msg("%s seed %d: the DP's stages are not SP segments", sh->name, seed);
+
+			int nacyclic, nseg;
+			double all, seg;
+			sp_brute(g, tree, 2, &all, &seg, &nacyclic, &nseg);
+			assert_true(nacyclic >= nseg && nseg >= 1);
+			if (sh->nacyclic)
+				assert_int_equal(nacyclic, sh->nacyclic);
+			if (sh->nseg)
+				assert_int_equal(nseg, sh->nseg);
 			double dp = p.time_per_sample;
-			if (dp < best * (1 - 1e-6))
+			if (dp < all * (1 - 1e-6))
 				fail_msg("%s seed %d: DP %.17g below the brute-force minimum %.17g",
-					 sh->name, seed, dp, best);
-			double gap = dp / best - 1;
+					 sh->name, seed, dp, all);
+			/* within its own space the DP is exact (up to the search's precision) */
+			if (dp > seg * (1 + 1e-5))
+				fail_msg("%s seed %d: DP %.17g above the best SP-segment partition %.17g",
+					 sh->name, seed, dp, seg);
+			double gap = dp / all - 1;
 			if (gap > 1e-6) {
 				gaps++;
 				if (gap > worst) {
@@ -787,6 +877,7 @@ static void test_dp_sp_brute(void **state)
 					worst_name = sh->name;
 				}
 			}
+			sp_free(tree);
 			partition_release(&p);
 			graph_free(g);
 			cases++;
