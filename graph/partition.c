@@ -406,6 +406,7 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 		     stage_metrics(g, &c, st->degree, p->microbatch, p->microbatches, st->inflight,
 				   &st->time, &st->memory);
 		int i = ok ? size_index(g, p->microbatch / st->degree) : 0;
+		st->fwd = st->bwd = st->wgrad = 0;
 		for (int k = 0; ok && k < st->nops; k++) {
 			st->fwd += g->ops[st->ops[k]].fwd[i];
 			st->bwd += g->ops[st->ops[k]].bwd[i];
