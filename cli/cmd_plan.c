@@ -18,16 +18,17 @@
 
 static const char usage_text[] =
 	"usage: pipeopt plan GRAPH --devices D [options]\n\n"
-	"Partition a model graph into a DAG of stages ('pipeopt partition'), turn\n"
-	"the plan into a schedule instance, and schedule it twice: GraphPipe's\n"
-	"fixed 1F1B on the DAG (family 1f1b-dag) and the GA ('pipeopt search').\n"
-	"Both are simulated; the iteration times (makespans, microseconds) and\n"
-	"the time per sample are reported.\n\n"
+	"Partition a model graph into a DAG of stages ('pipeopt partition') and\n"
+	"into a sequential chain, turn each plan into a schedule instance, and\n"
+	"schedule each twice: GraphPipe's fixed 1F1B on the DAG (family 1f1b-dag)\n"
+	"and the GA ('pipeopt search'), both simulated. Reports time per sample\n"
+	"and iteration times (makespans, microseconds); the best combination is\n"
+	"the shortest simulated iteration.\n\n"
 	"  --devices D              devices to use (required)\n"
-	"  --sequential             a chain of stages instead (baseline)\n"
-	"  --time-limit S           seconds for the GA (default 10)\n"
+	"  --sequential             only the chain of stages (baseline)\n"
+	"  --time-limit S           seconds for each GA run (default 10)\n"
 	"  --seed N                 GA random seed (default 1)\n"
-	"  -o, --output INSTANCE    write the schedule instance\n"
+	"  -o, --output INSTANCE    write the best plan's schedule instance\n"
 	"  --json                   print one JSON object\n";
 
 struct plan_opts {
@@ -93,6 +94,77 @@ static enum status plan_instance(const struct graph *g, const struct partition *
 	return instance_parse(*text, g->name, in, err);
 }
 
+struct plan_row {
+	const char *pipeline;     /* "graph" or "sequential" */
+	struct partition p;
+	char *text;               /* the schedule instance */
+	int64_t onefb, search, bound;   /* microseconds, simulated */
+	char origin[64];
+};
+
+/* Partition (graph or sequential), then schedule with 1f1b-dag and the GA. */
+static enum status plan_one(const struct graph *g, const struct plan_opts *o, bool sequential,
+			    struct plan_row *row, struct error *err)
+{
+	struct partition_options po = o->p;
+	struct instance *in = NULL;
+	struct schedule *fixed = NULL;
+	struct sim *sim = NULL;
+	struct sim_result sr;
+	struct ga_result gr = {0};
+	struct ga_options ga;
+	ga_options_init(&ga);
+	ga.time_limit = o->time_limit;
+	ga.seed = o->seed;
+	po.sequential = sequential;
+	row->pipeline = sequential ? "sequential" : "graph";
+	enum status st = partition_dp(g, &po, &row->p, err);
+	if (!st)
+		st = plan_instance(g, &row->p, &row->text, &in, err);
+	if (!st)
+		st = family_generate("1f1b-dag", in, &fixed, err);
+	if (!st)
+		st = cli_simulate(in, fixed, "the 1f1b-dag schedule", &sim, &sr, err);
+	if (!st)
+		st = ga_run(in, &ga, &gr, err);
+	if (!st) {
+		row->onefb = sr.makespan;
+		row->search = gr.makespan;
+		row->bound = gr.lower_bound;
+		snprintf(row->origin, sizeof row->origin, "%s", gr.origin);
+	}
+	ga_result_release(&gr);
+	sim_free(sim);
+	schedule_free(fixed);
+	instance_free(in);
+	return st;
+}
+
+static json_t *row_json(const struct plan_row *r)
+{
+	const struct partition *p = &r->p;
+	return json_pack("{s:s,s:i,s:i,s:i,s:f,s:f,s:I,s:I,s:I,s:f,s:s}",
+		"pipeline", r->pipeline, "stages", p->nstages, "microbatch_size", p->microbatch,
+		"depth", p->depth, "time_per_sample", p->time_per_sample,
+		"iteration_time_estimate", p->iteration_time,
+		"iteration_time_1f1b", (json_int_t)r->onefb,
+		"iteration_time_search", (json_int_t)r->search, "lower_bound", (json_int_t)r->bound,
+		"search_gain", r->onefb > 0 ? (double)(r->onefb - r->search) / r->onefb : 0.0,
+		"search_from", r->origin);
+}
+
+static void print_row(const struct plan_row *r)
+{
+	const struct partition *p = &r->p;
+	printf("%-10s  %d stages, depth %d, micro-batch %d x %d: %.4g us per sample, estimate %.6g us\n",
+	       r->pipeline, p->nstages, p->depth, p->microbatch, p->microbatches,
+	       p->time_per_sample, p->iteration_time);
+	printf("            1f1b-dag %" PRId64 " us; search %" PRId64 " us (from %s, %.2f %% better; lower bound %" PRId64 ")\n",
+	       r->onefb, r->search, r->origin,
+	       r->onefb > 0 ? 100.0 * (double)(r->onefb - r->search) / (double)r->onefb : 0,
+	       r->bound);
+}
+
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_opts o;
@@ -101,56 +173,35 @@ int cmd_plan(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	struct error err;
 	struct graph *g = NULL;
-	struct partition p = {0};
-	struct instance *in = NULL;
-	struct schedule *fixed = NULL;
-	struct sim *sim = NULL;
-	struct sim_result sr;
-	struct ga_result gr = {0};
-	struct ga_options ga;
-	char *text = NULL;
-	ga_options_init(&ga);
-	ga.time_limit = o.time_limit;
-	ga.seed = o.seed;
-	if (graph_read(argv[optind], &g, &err) || partition_dp(g, &o.p, &p, &err) ||
-	    plan_instance(g, &p, &text, &in, &err) ||
-	    (o.output && cli_write(o.output, text, &err)) ||
-	    family_generate("1f1b-dag", in, &fixed, &err) ||
-	    cli_simulate(in, fixed, "the 1f1b-dag schedule", &sim, &sr, &err) ||
-	    ga_run(in, &ga, &gr, &err)) {
+	struct plan_row rows[2] = {{0}};
+	int n = o.p.sequential ? 1 : 2, best = 0;
+	enum status st = graph_read(argv[optind], &g, &err);
+	for (int i = 0; !st && i < n; i++)
+		st = plan_one(g, &o, o.p.sequential || i == 1, &rows[i], &err);
+	for (int i = 1; !st && i < n; i++)
+		if (rows[i].search < rows[best].search)
+			best = i;
+	if (!st && o.output)
+		st = cli_write(o.output, rows[best].text, &err);
+	if (st) {
 		rc = cli_fail(o.json, &err);
-		goto out;
-	}
-	int64_t onefb = sr.makespan;
-	if (o.json) {
-		cli_print_json(json_pack("{s:s,s:s,s:i,s:i,s:i,s:f,s:f,s:I,s:I,s:I,s:f,s:s}",
-			"graph", g->name, "pipeline", o.p.sequential ? "sequential" : "graph",
-			"stages", p.nstages, "microbatch_size", p.microbatch, "depth", p.depth,
-			"time_per_sample", p.time_per_sample, "iteration_time_estimate", p.iteration_time,
-			"iteration_time_1f1b", (json_int_t)onefb,
-			"iteration_time_search", (json_int_t)gr.makespan,
-			"lower_bound", (json_int_t)gr.lower_bound,
-			"search_gain", onefb > 0 ? (double)(onefb - gr.makespan) / onefb : 0.0,
-			"search_from", gr.origin));
+	} else if (o.json) {
+		json_t *a = json_array();
+		for (int i = 0; i < n; i++)
+			json_array_append_new(a, row_json(&rows[i]));
+		cli_print_json(json_pack("{s:s,s:o,s:s,s:I}", "graph", g->name, "plans", a,
+			"best", rows[best].pipeline, "iteration_time", (json_int_t)rows[best].search));
 	} else {
-		printf("graph       %s: %d stages (%s pipeline, depth %d), micro-batch %d x %d\n",
-		       g->name, p.nstages, o.p.sequential ? "sequential" : "graph", p.depth,
-		       p.microbatch, p.microbatches);
-		printf("partition   %.4g us per sample; iteration estimate %.6g us\n",
-		       p.time_per_sample, p.iteration_time);
-		printf("1f1b-dag    iteration %" PRId64 " us (GraphPipe's fixed schedule, simulated)\n", onefb);
-		printf("search      iteration %" PRId64 " us (GA, %.0f s, from %s; %.2f %% better; lower bound %" PRId64 ")\n",
-		       gr.makespan, o.time_limit, gr.origin,
-		       onefb > 0 ? 100.0 * (double)(onefb - gr.makespan) / (double)onefb : 0,
-		       gr.lower_bound);
+		printf("model       %s on %d devices\n", g->name, o.p.devices);
+		for (int i = 0; i < n; i++)
+			print_row(&rows[i]);
+		printf("best        %s pipeline, GA schedule: iteration %" PRId64 " us\n",
+		       rows[best].pipeline, rows[best].search);
 	}
-out:
-	free(text);
-	ga_result_release(&gr);
-	sim_free(sim);
-	schedule_free(fixed);
-	instance_free(in);
-	partition_release(&p);
+	for (int i = 0; i < 2; i++) {
+		partition_release(&rows[i].p);
+		free(rows[i].text);
+	}
 	graph_free(g);
 	return rc;
 }
