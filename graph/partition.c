@@ -51,7 +51,7 @@ struct dp {
 	struct seg *segs;
 	int nsegs, nruns;
 	int *memo;                /* [nruns][D + 1][D + 2] entry count, -1 unknown */
-	int *choice;              /* same shape: how (encoded) */
+	struct choice *choice;    /* same shape: how that count was reached */
 	char *mark;               /* [nops] scratch */
 	bool sequential;
 };
@@ -179,10 +179,15 @@ static int add_segs(struct dp *dp, const struct sp_node *t, int *buf)
 
 enum how { HOW_STAGE = 1, HOW_WHOLE = 2, HOW_CHILD = 3 };
 
-/* choice encoding: how | k or m << 4 | devices of the first part << 16 */
-static int encode(int how, int m, int d1)
+struct choice {
+	enum how how;
+	int arg;     /* HOW_STAGE: the degree; HOW_WHOLE: the last child of the stage */
+	int d1;      /* devices of the first part */
+};
+
+static struct choice encode(enum how how, int arg, int d1)
 {
-	return how | m << 4 | d1 << 16;
+	return (struct choice){how, arg, d1};
 }
 
 static int solve(struct dp *dp, struct seg *s, int i, int d, int nout);
@@ -228,9 +233,9 @@ static int combine(struct dp *dp, struct seg *s, int i, int mm, int d, int nout,
 	return best;
 }
 
-static int *memo_at(struct dp *dp, int *table, struct seg *s, int i, int d, int nout)
+static size_t cell(const struct dp *dp, const struct seg *s, int i, int d, int nout)
 {
-	return &table[((size_t)(s->first + i) * (dp->D + 1) + d) * (dp->D + 2) + nout];
+	return ((size_t)(s->first + i) * (dp->D + 1) + d) * (dp->D + 2) + nout;
 }
 
 /* Smallest entry in-flight count of run R_i of s on d devices with exit
@@ -239,10 +244,11 @@ static int solve(struct dp *dp, struct seg *s, int i, int d, int nout)
 {
 	if (d < 1 || nout > dp->D)
 		return INF;
-	int *memo = memo_at(dp, dp->memo, s, i, d, nout);
+	int *memo = &dp->memo[cell(dp, s, i, d, nout)];
 	if (*memo >= 0)
 		return *memo;
-	int last = s->n - 1, best = INF, how = 0, k;
+	int last = s->n - 1, best = INF, k;
+	struct choice how = {0, 0, 0};
 	int v = one_stage(dp, &s->cost[i * s->n + last], d, nout, &k);
 	if (v < best) {
 		best = v;
@@ -272,7 +278,7 @@ static int solve(struct dp *dp, struct seg *s, int i, int d, int nout)
 		}
 	}
 	*memo = best;
-	*memo_at(dp, dp->choice, s, i, d, nout) = how;
+	dp->choice[cell(dp, s, i, d, nout)] = how;
 	return best;
 }
 
@@ -298,8 +304,8 @@ static int push_stage(struct partition *p, const int *ops, int n, int k)
 static int build(struct dp *dp, struct seg *s, int i, int d, int nout, struct partition *p,
 		 int *buf)
 {
-	int how = *memo_at(dp, dp->choice, s, i, d, nout), last = s->n - 1;
-	int kind = how & 15, mm = how >> 4 & 0xfff, d1 = how >> 16;
+	struct choice how = dp->choice[cell(dp, s, i, d, nout)];
+	int last = s->n - 1, kind = how.how, mm = how.arg, d1 = how.d1;
 	bool series = s->node->kind == SP_SERIES || dp->sequential;
 	if (kind == HOW_STAGE) {
 		int n = run_ops(s->node, i, last, buf);
