@@ -33,6 +33,20 @@ static double static_bytes(const struct machine *mc, double w)
 	return 2 * w + w / mc->bytes_per_param * mc->optimizer_bytes_per_param;
 }
 
+/* Scratch for one row of up to len terms; false (and the model marked
+ * failed, which milp_check reports) when out of memory. */
+static bool row_buffers(struct pmilp *p, int len, int **col, double **val)
+{
+	*col = malloc(len * sizeof **col);
+	*val = malloc(len * sizeof **val);
+	if (*col && *val)
+		return true;
+	p->m->failed = true;
+	free(*col);
+	free(*val);
+	return false;
+}
+
 /*
  * Assignment and labels:
  *   sum_s x[v][s] = 1                       (|V| rows)
@@ -45,14 +59,10 @@ static double static_bytes(const struct machine *mc, double w)
  */
 static void assignment_rows(const struct graph *g, struct pmilp *p, const int *y)
 {
-	int K = p->K, *col = malloc((g->nops * K + 2) * sizeof *col);
-	double *val = malloc((g->nops * K + 2) * sizeof *val);
-	if (!col || !val) {
-		p->m->failed = true;
-		free(col);
-		free(val);
+	int K = p->K, *col;
+	double *val;
+	if (!row_buffers(p, g->nops * K + 2, &col, &val))
 		return;
-	}
 	for (int v = 0; v < g->nops; v++) {
 		for (int s = 0; s < K; s++) {
 			col[s] = p->x[v * K + s];
@@ -102,16 +112,11 @@ static void assignment_rows(const struct graph *g, struct pmilp *p, const int *y
 static void time_rows(const struct graph *g, struct pmilp *p, const int *y, const int *c,
 		      int D, double MT)
 {
-	int K = p->K, n, len = g->nops + g->nedges + 2;
-	int *col = malloc(len * sizeof *col);
-	double *val = malloc(len * sizeof *val);
+	int K = p->K, n, *col;
+	double *val;
 	const struct machine *mc = &g->machine;
-	if (!col || !val) {
-		p->m->failed = true;
-		free(col);
-		free(val);
+	if (!row_buffers(p, g->nops + g->nedges + 2, &col, &val))
 		return;
-	}
 	for (int s = 0; s < K; s++) {
 		n = 0;
 		for (int k = 0; k < p->nk; k++) {
@@ -171,14 +176,10 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 static void memory_rows(const struct graph *g, struct pmilp *p, const int *y, const int *h,
 			const int *eta, bool sequential, double MM)
 {
-	int K = p->K, n, *col = malloc((g->nops + K + 3) * sizeof *col);
-	double *val = malloc((g->nops + K + 3) * sizeof *val);
-	if (!col || !val) {
-		p->m->failed = true;
-		free(col);
-		free(val);
+	int K = p->K, n, *col;
+	double *val;
+	if (!row_buffers(p, g->nops + K + 3, &col, &val))
 		return;
-	}
 	for (int s = 0; s < K; s++) {
 		n = 0;
 		col[n] = h[s];
