@@ -26,6 +26,7 @@ static const char usage_text[] =
 	"  --time-limit S             seconds per micro-batch size for --method ilp (default 60)\n"
 	"  --sequential               a chain of stages (PipeDream/Piper-style baseline)\n"
 	"  --microbatch-sizes L       comma-separated sizes to try (default: the graph's)\n"
+	"  --costs COSTS            use a cost table ('pipeopt profile') instead of the graph's costs\n"
 	"  -o, --output INSTANCE      write the partition as a schedule instance\n"
 	"  --json                     print one JSON object\n";
 
@@ -34,7 +35,7 @@ static const char usage_text[] =
 struct popts {
 	struct partition_options p;
 	int sizes[MAX_SIZES];
-	const char *output, *solver;
+	const char *output, *solver, *costs;
 	double time_limit;
 	bool json, ilp;
 };
@@ -63,6 +64,7 @@ static int parse(int argc, char **argv, struct popts *o)
 		{"devices", required_argument, 0, 'd'}, {"method", required_argument, 0, 'm'},
 		{"sequential", no_argument, 0, 's'}, {"microbatch-sizes", required_argument, 0, 'b'},
 		{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+		{"costs", required_argument, 0, 'C'},
 		{"solver", required_argument, 0, 'S'}, {"time-limit", required_argument, 0, 't'},
 		{"help", no_argument, 0, 'h'}, {0}};
 	int c;
@@ -99,6 +101,7 @@ static int parse(int argc, char **argv, struct popts *o)
 						 MAX_SIZES);
 			break;
 		case 'o': o->output = optarg; break;
+		case 'C': o->costs = optarg; break;
 		case 'j': o->json = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
@@ -175,6 +178,7 @@ int cmd_partition(int argc, char **argv)
 	struct ilp_info info = {0};
 	double t0 = clock_seconds();
 	if (graph_read(argv[optind], &g, &err) ||
+	    (o.costs && graph_apply_costs(g, o.costs, &err)) ||
 	    (o.ilp ? partition_ilp(g, &o.p, o.solver, o.time_limit, &p, &info, &err)
 		   : partition_dp(g, &o.p, &p, &err))) {
 		rc = cli_fail(o.json, &err);

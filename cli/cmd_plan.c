@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  --sequential             only the chain of stages (baseline)\n"
 	"  --time-limit S           seconds for each GA run (default 10)\n"
 	"  --seed N                 GA random seed (default 1)\n"
+	"  --costs COSTS            use a cost table ('pipeopt profile') instead of the graph's costs\n"
 	"  -o, --output INSTANCE    write the best plan's schedule instance\n"
 	"  --json                   print one JSON object\n";
 
@@ -35,7 +36,7 @@ struct plan_opts {
 	struct partition_options p;
 	double time_limit;
 	uint64_t seed;
-	const char *output;
+	const char *output, *costs;
 	bool json;
 };
 
@@ -45,6 +46,7 @@ static int parse(int argc, char **argv, struct plan_opts *o)
 		{"devices", required_argument, 0, 'd'}, {"sequential", no_argument, 0, 's'},
 		{"time-limit", required_argument, 0, 't'}, {"seed", required_argument, 0, 'S'},
 		{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+		{"costs", required_argument, 0, 'C'},
 		{"help", no_argument, 0, 'h'}, {0}};
 	int c;
 	double v;
@@ -69,6 +71,7 @@ static int parse(int argc, char **argv, struct plan_opts *o)
 				return cli_usage("plan", "--seed needs a whole number from 0 to 2^63 - 1");
 			break;
 		case 'o': o->output = optarg; break;
+		case 'C': o->costs = optarg; break;
 		case 'j': o->json = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
@@ -176,6 +179,8 @@ int cmd_plan(int argc, char **argv)
 	struct plan_row rows[2] = {{0}};
 	int n = o.p.sequential ? 1 : 2, best = 0;
 	enum status st = graph_read(argv[optind], &g, &err);
+	if (!st && o.costs)
+		st = graph_apply_costs(g, o.costs, &err);
 	for (int i = 0; !st && i < n; i++)
 		st = plan_one(g, &o, o.p.sequential || i == 1, &rows[i], &err);
 	for (int i = 1; !st && i < n; i++)

@@ -183,6 +183,19 @@ static enum status parse_op(const struct gctx *c, json_t *v, int i, struct graph
 	snprintf(sub, sizeof sub, "%s.wgrad", key);
 	if (per_size(c, sub, json_object_get(v, "wgrad"), g->nsizes, false, 0, &op->wgrad))
 		return STATUS_ERROR;
+	json_t *shape = json_object_get(v, "shape");
+	if (shape) {
+		snprintf(sub, sizeof sub, "%s.shape", key);
+		if (!json_is_array(shape) || json_array_size(shape) > 8)
+			return gfail(c, sub, "expected a list of up to 8 numbers");
+		op->nshape = (int)json_array_size(shape);
+		op->shape = calloc(op->nshape ? op->nshape : 1, sizeof *op->shape);
+		if (!op->shape)
+			return gfail(c, sub, "out of memory");
+		for (int k = 0; k < op->nshape; k++)
+			if (number(c, sub, json_array_get(shape, k), 0, 1e12, &op->shape[k]))
+				return STATUS_ERROR;
+	}
 	static const char *const bytes[] = {"act_bytes", "weight_bytes", "out_bytes"};
 	double *dst[] = {&op->act_bytes, &op->weight_bytes, &op->out_bytes};
 	for (int k = 0; k < 3; k++) {
@@ -386,6 +399,7 @@ void graph_free(struct graph *g)
 		free(g->ops[i].fwd);
 		free(g->ops[i].bwd);
 		free(g->ops[i].wgrad);
+		free(g->ops[i].shape);
 	}
 	free(g->ops);
 	free(g->edges);

@@ -27,6 +27,8 @@ struct graph_op {
 	double act_bytes;       /* bytes per sample kept for the backward */
 	double weight_bytes;    /* bytes of weights */
 	double out_bytes;       /* bytes per sample sent to each consumer */
+	int nshape;
+	double *shape;          /* [nshape] kind-specific dimensions (profile.h) */
 };
 
 struct machine {
@@ -63,6 +65,11 @@ void graph_free(struct graph *g);
 /* Rebuild the derived arrays after the edge list changed; fails on a
  * cycle (naming an operator on it; `source` names the graph). */
 enum status graph_derive(struct graph *g, const char *source, struct error *err);
+
+/* Replace g's per-size costs and its micro-batch sizes by those of the
+ * cost table at path (datasets/README.md, "Cost table"; made by `pipeopt
+ * profile`); every operator of g must be in it (graph/costs.c). */
+enum status graph_apply_costs(struct graph *g, const char *path, struct error *err);
 
 /* Index of the operator called name, or -1. */
 int graph_find(const struct graph *g, const char *name);

@@ -1,0 +1,172 @@
+/* pipeopt profile GRAPH --device cpu|analytic:NAME: per-operator costs. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "profile/profile.h"
+
+static const char usage_text[] =
+	"usage: pipeopt profile GRAPH --device cpu|analytic:NAME [options]\n\n"
+	"Measure (cpu: OpenBLAS fp32 kernels on this machine, median of repeated\n"
+	"runs after warm-up) or model (analytic: FLOPs and bytes against NAME's\n"
+	"datasheet rates: h200, a100, v100) each operator's forward, input-\n"
+	"gradient and weight-gradient time at each micro-batch size, and write a\n"
+	"cost table that 'pipeopt partition --costs' and 'plan --costs' read.\n"
+	"A CUDA source is not built in this version.\n\n"
+	"  --device D               cpu, or analytic:h200|a100|v100 (required)\n"
+	"  --sizes L                comma-separated micro-batch sizes (default: the graph's)\n"
+	"  --warmup N               cpu: runs before measuring (default 2)\n"
+	"  --repeats N              cpu: measured runs, the median is kept (default 5)\n"
+	"  --max-seconds S          cpu: after a run this slow, larger sizes are\n"
+	"                           extrapolated linearly and marked (default 1)\n"
+	"  -o, --output COSTS       write the cost table\n"
+	"  --json                   print the cost table\n";
+
+#define MAX_SIZES 16
+
+struct prof_opts {
+	struct profile_options p;
+	int sizes[MAX_SIZES];
+	const char *output;
+	bool json;
+};
+
+static int parse_device(const char *s, struct prof_opts *o)
+{
+	if (!strcmp(s, "cpu")) {
+		o->p.source = PROFILE_CPU;
+		return 0;
+	}
+	if (!strncmp(s, "analytic:", 9) && profile_device(s + 9)) {
+		o->p.source = PROFILE_ANALYTIC;
+		o->p.device = s + 9;
+		return 0;
+	}
+	if (!strcmp(s, "cuda"))
+		return cli_usage("profile", "the CUDA source is not built in this version (cpu or analytic:NAME)");
+	return cli_usage("profile", "unknown --device '%s' (cpu, or analytic:h200|a100|v100)", s);
+}
+
+static int parse(int argc, char **argv, struct prof_opts *o)
+{
+	static const struct option opts[] = {
+		{"device", required_argument, 0, 'd'}, {"sizes", required_argument, 0, 's'},
+		{"warmup", required_argument, 0, 'w'}, {"repeats", required_argument, 0, 'r'},
+		{"max-seconds", required_argument, 0, 'm'}, {"output", required_argument, 0, 'o'},
+		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
+	int c, rc;
+	double v;
+	bool device = false;
+	memset(o, 0, sizeof *o);
+	o->p.warmup = 2;
+	o->p.repeats = 5;
+	o->p.max_seconds = 1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if ((rc = parse_device(optarg, o)))
+				return rc;
+			device = true;
+			break;
+		case 's': {
+			char *copy = strdup(optarg), *save = NULL;
+			int n = 0, bad = !copy;
+			for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !bad;
+			     t = strtok_r(NULL, ",", &save))
+				if (n == MAX_SIZES || !cli_number(t, 1, 1 << 20, true, &v) ||
+				    (n && v <= o->sizes[n - 1]))
+					bad = 1;
+				else
+					o->sizes[n++] = (int)v;
+			free(copy);
+			if (bad || !n)
+				return cli_usage("profile", "--sizes needs up to %d ascending whole numbers, comma-separated",
+						 MAX_SIZES);
+			o->p.nsizes = n;
+			o->p.sizes = o->sizes;
+			break;
+		}
+		case 'w':
+			if (!cli_number(optarg, 0, 1000, true, &v))
+				return cli_usage("profile", "--warmup needs 0 to 1000");
+			o->p.warmup = (int)v;
+			break;
+		case 'r':
+			if (!cli_number(optarg, 1, 64, true, &v))
+				return cli_usage("profile", "--repeats needs 1 to 64");
+			o->p.repeats = (int)v;
+			break;
+		case 'm':
+			if (!cli_number(optarg, 1e-6, 1e6, false, &o->p.max_seconds))
+				return cli_usage("profile", "--max-seconds needs seconds > 0");
+			break;
+		case 'o': o->output = optarg; break;
+		case 'j': o->json = true; break;
+		case 'h': fputs(usage_text, stdout); return -1;
+		default:
+			return cli_usage("profile", "unknown option or missing value in '%s'", argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage("profile", "expected one GRAPH file");
+	if (!device)
+		return cli_usage("profile", "--device is required (cpu, or analytic:h200|a100|v100)");
+	return 0;
+}
+
+static void print_human(const json_t *t)
+{
+	const json_t *sizes = json_object_get(t, "microbatch_sizes"), *ops = json_object_get(t, "ops");
+	printf("costs       %s on %s, microseconds per micro-batch (fwd / bwd / wgrad; * extrapolated)\n",
+	       json_string_value(json_object_get(t, "source")),
+	       json_string_value(json_object_get(t, "device")));
+	printf("%-20s", "operator");
+	for (size_t i = 0; i < json_array_size(sizes); i++)
+		printf("  size %-18lld", (long long)json_integer_value(json_array_get(sizes, i)));
+	printf("\n");
+	for (size_t k = 0; k < json_array_size(ops); k++) {
+		const json_t *op = json_array_get(ops, k);
+		printf("%-20.20s", json_string_value(json_object_get(op, "name")));
+		for (size_t i = 0; i < json_array_size(sizes); i++)
+			printf("  %7.1f/%7.1f/%7.1f%s",
+			       json_real_value(json_array_get(json_object_get(op, "fwd"), i)),
+			       json_real_value(json_array_get(json_object_get(op, "bwd"), i)),
+			       json_real_value(json_array_get(json_object_get(op, "wgrad"), i)),
+			       json_is_true(json_array_get(json_object_get(op, "measured"), i)) ||
+				       !strcmp(json_string_value(json_object_get(t, "source")), "analytic")
+				       ? " " : "*");
+		printf("\n");
+	}
+}
+
+int cmd_profile(int argc, char **argv)
+{
+	struct prof_opts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	struct error err;
+	struct graph *g = NULL;
+	json_t *t = NULL;
+	char *text = NULL;
+	if (graph_read(argv[optind], &g, &err) || profile_graph(g, &o.p, &t, &err) ||
+	    !(text = json_dumps(t, JSON_INDENT(1))) ||
+	    (o.output && cli_write(o.output, text, &err))) {
+		if (t && !text)
+			err_set(&err, "profile: out of memory");
+		rc = cli_fail(o.json, &err);
+		goto out;
+	}
+	if (o.json)
+		printf("%s\n", text);
+	else
+		print_human(t);
+out:
+	free(text);
+	json_decref(t);
+	graph_free(g);
+	return rc;
+}

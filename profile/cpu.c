@@ -1,0 +1,306 @@
+/*
+ * The CPU cost source: each operator's forward, input-gradient and
+ * weight-gradient kernels in fp32 with OpenBLAS (GEMMs) and plain loops
+ * (normalisation, activation, gathers), on buffers of the operator's shape
+ * at q samples. Each phase runs `warmup` times, then `repeats` times; its
+ * cost is the median. The kernels are the real computations of the kind
+ * (so the executor can reuse them), not stand-ins of similar size:
+ *   linear [n, k]:  Y = X W;  dX = dY W^T;  dW = X^T dY
+ *   transformer_layer [s, h, f, a] (tokens T = q s, head size e = h / a):
+ *     forward  QKV = X Wqkv; per sample and head S = Q K^T / sqrt(e),
+ *              softmax, O = S V; A = O Wo; H = A W1; G = gelu(H); Y = G W2
+ *     input gradient: dG = dY W2^T; dH = gelu'(H) dG; dA = dH W1^T;
+ *              dO = dA Wo^T; per head dS = dO V^T, softmax', dQ = dS K,
+ *              dK = dS^T Q, dV = S^T dO; dX = dQKV Wqkv^T
+ *     weight gradient: dW2 = G^T dY; dW1 = A^T dH; dWo = O^T dA;
+ *              dWqkv = X^T dQKV
+ *   embedding_bag [rows, dim, bag]: sums of bag rows; backward scatters
+ *   layernorm [n], gelu [n]: elementwise over q n
+ *   input, concat, interaction: copying out_bytes per sample
+ */
+#include <cblas.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile/profile.h"
+#include "sched/clock.h"
+
+/* fp32 buffers of one operator at one size */
+struct bufs {
+	float *p[16];
+	size_t n[16];
+	int count;
+};
+
+static float *buf(struct bufs *b, size_t n)
+{
+	float *x = malloc((n ? n : 1) * sizeof *x);
+	if (!x)
+		return NULL;
+	for (size_t i = 0; i < n; i++)   /* deterministic, small values */
+		x[i] = (float)((i * 2654435761u % 1000) / 1000.0 - 0.5);
+	b->p[b->count] = x;
+	b->n[b->count++] = n;
+	return x;
+}
+
+static void bufs_release(struct bufs *b)
+{
+	for (int i = 0; i < b->count; i++)
+		free(b->p[i]);
+	b->count = 0;
+}
+
+/* C[m x n] = A[m x k] B[k x n] with transposes as flagged (row major). */
+static void gemm(bool ta, bool tb, int m, int n, int k, const float *A, int lda, const float *B,
+		 int ldb, float *C, int ldc)
+{
+	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
+		    m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
+}
+
+static void gelu(float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = 0.5f * x[i] * (1.0f + tanhf(0.7978845608f * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
+}
+
+static void softmax_rows(float *s, int rows, int cols, float scale)
+{
+	for (int r = 0; r < rows; r++) {
+		float *x = s + (size_t)r * cols, mx = -INFINITY, sum = 0;
+		for (int c = 0; c < cols; c++)
+			mx = x[c] * scale > mx ? x[c] * scale : mx;
+		for (int c = 0; c < cols; c++)
+			sum += x[c] = expf(x[c] * scale - mx);
+		for (int c = 0; c < cols; c++)
+			x[c] /= sum;
+	}
+}
+
+static void layernorm(float *x, int rows, int n)
+{
+	for (int r = 0; r < rows; r++) {
+		float *v = x + (size_t)r * n, mean = 0, var = 0;
+		for (int i = 0; i < n; i++)
+			mean += v[i];
+		mean /= n;
+		for (int i = 0; i < n; i++)
+			var += (v[i] - mean) * (v[i] - mean);
+		float inv = 1.0f / sqrtf(var / n + 1e-5f);
+		for (int i = 0; i < n; i++)
+			v[i] = (v[i] - mean) * inv;
+	}
+}
+
+enum phase { FWD, BWD, WGRAD };
+
+/* The state of one operator's kernels at q samples. */
+struct kern {
+	const struct graph_op *op;
+	int q;
+	struct bufs b;
+	float *x[16];
+};
+
+static int setup(struct kern *k)
+{
+	const struct graph_op *op = k->op;
+	const double *sh = op->shape;
+	size_t q = k->q;
+	if (!strcmp(op->kind, "linear")) {
+		size_t n = sh[0], m = sh[1];
+		size_t sz[6] = {q * n, n * m, q * m, q * m, q * n, n * m};   /* X W Y dY dX dW */
+		for (int i = 0; i < 6; i++)
+			if (!(k->x[i] = buf(&k->b, sz[i])))
+				return -1;
+	} else if (!strcmp(op->kind, "transformer_layer")) {
+		size_t s = sh[0], h = sh[1], f = sh[2], a = sh[3], T = q * s;
+		/* X Wqkv QKV S O Wo A W1 H W2 Y dY dQKV dS dO dA */
+		size_t sz[16] = {T * h, h * 3 * h, T * 3 * h, q * a * s * s, T * h, h * h, T * h,
+				 h * f, T * f, f * h, T * h, T * h, T * 3 * h, q * a * s * s, T * h,
+				 T * h};
+		for (int i = 0; i < 16; i++)
+			if (!(k->x[i] = buf(&k->b, sz[i])))
+				return -1;
+	} else if (!strcmp(op->kind, "embedding_bag")) {
+		size_t rows = sh[0], dim = sh[1];
+		if (!(k->x[0] = buf(&k->b, rows * dim)) || !(k->x[1] = buf(&k->b, q * dim)))
+			return -1;
+	} else if (!strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu")) {
+		if (!(k->x[0] = buf(&k->b, q * (size_t)sh[0])) || !(k->x[1] = buf(&k->b, q * (size_t)sh[0])))
+			return -1;
+	} else {   /* input, concat, interaction: copies */
+		size_t n = q * (size_t)(op->out_bytes / 4 + 1);
+		if (!(k->x[0] = buf(&k->b, n)) || !(k->x[1] = buf(&k->b, n)))
+			return -1;
+	}
+	return 0;
+}
+
+static void run_linear(struct kern *k, enum phase ph)
+{
+	int q = k->q, n = k->op->shape[0], m = k->op->shape[1];
+	float **x = k->x;
+	if (ph == FWD)
+		gemm(false, false, q, m, n, x[0], n, x[1], m, x[2], m);
+	else if (ph == BWD)
+		gemm(false, true, q, n, m, x[3], m, x[1], m, x[4], n);
+	else
+		gemm(true, false, n, m, q, x[0], n, x[3], m, x[5], m);
+}
+
+/* Attention per sample and head over the packed QKV rows (T x 3h). */
+static void attention(struct kern *k, bool backward)
+{
+	int s = k->op->shape[0], h = k->op->shape[1], a = k->op->shape[3], e = h / a;
+	float **x = k->x, scale = 1.0f / sqrtf((float)e);
+	for (int i = 0; i < k->q; i++)
+		for (int j = 0; j < a; j++) {
+			const float *Q = x[2] + (size_t)i * s * 3 * h + j * e, *K = Q + h, *V = Q + 2 * h;
+			float *S = x[3] + ((size_t)i * a + j) * s * s, *O = x[4] + (size_t)i * s * h + j * e;
+			if (!backward) {
+				gemm(false, true, s, s, e, Q, 3 * h, K, 3 * h, S, s);
+				softmax_rows(S, s, s, scale);
+				gemm(false, false, s, e, s, S, s, V, 3 * h, O, h);
+				continue;
+			}
+			float *dS = x[13] + ((size_t)i * a + j) * s * s;
+			const float *dO = x[14] + (size_t)i * s * h + j * e;
+			float *dQ = x[12] + (size_t)i * s * 3 * h + j * e, *dK = dQ + h, *dV = dQ + 2 * h;
+			gemm(false, true, s, s, e, dO, h, V, 3 * h, dS, s);
+			for (size_t t = 0; t < (size_t)s * s; t++)   /* softmax': S (dS - rowdot) */
+				dS[t] *= S[t];
+			gemm(false, false, s, e, s, dS, s, K, 3 * h, dQ, 3 * h);
+			gemm(true, false, s, e, s, dS, s, Q, 3 * h, dK, 3 * h);
+			gemm(true, false, s, e, s, S, s, dO, h, dV, 3 * h);
+		}
+}
+
+static void run_transformer(struct kern *k, enum phase ph)
+{
+	int T = k->q * (int)k->op->shape[0], h = k->op->shape[1], f = k->op->shape[2];
+	float **x = k->x;
+	if (ph == FWD) {
+		layernorm(x[0], T, h);
+		gemm(false, false, T, 3 * h, h, x[0], h, x[1], 3 * h, x[2], 3 * h);
+		attention(k, false);
+		gemm(false, false, T, h, h, x[4], h, x[5], h, x[6], h);
+		gemm(false, false, T, f, h, x[6], h, x[7], f, x[8], f);
+		gelu(x[8], (size_t)T * f);
+		gemm(false, false, T, h, f, x[8], f, x[9], h, x[10], h);
+	} else if (ph == BWD) {
+		gemm(false, true, T, f, h, x[11], h, x[9], h, x[8], f);       /* dG */
+		gelu(x[8], (size_t)T * f);                                    /* gelu' (same cost) */
+		gemm(false, true, T, h, f, x[8], f, x[7], f, x[15], h);      /* dA */
+		gemm(false, true, T, h, h, x[15], h, x[5], h, x[14], h);     /* dO */
+		attention(k, true);
+		gemm(false, true, T, h, 3 * h, x[12], 3 * h, x[1], 3 * h, x[0], h);   /* dX */
+	} else {
+		gemm(true, false, f, h, T, x[8], f, x[11], h, x[9], h);      /* dW2 */
+		gemm(true, false, h, f, T, x[6], h, x[8], f, x[7], f);       /* dW1 */
+		gemm(true, false, h, h, T, x[4], h, x[15], h, x[5], h);      /* dWo */
+		gemm(true, false, h, 3 * h, T, x[0], h, x[12], 3 * h, x[1], 3 * h);   /* dWqkv */
+	}
+}
+
+static void run_embedding(struct kern *k, enum phase ph)
+{
+	size_t rows = k->op->shape[0], dim = k->op->shape[1], bag = k->op->shape[2];
+	float *table = k->x[0], *out = k->x[1];
+	for (int i = 0; i < k->q; i++)
+		for (size_t j = 0; j < bag; j++) {
+			size_t r = ((size_t)i * 7919 + j * 104729) % rows;
+			for (size_t c = 0; c < dim; c++) {
+				if (ph == FWD)
+					out[i * dim + c] += table[r * dim + c];
+				else if (ph == WGRAD)
+					table[r * dim + c] += 1e-3f * out[i * dim + c];
+			}
+		}
+}
+
+static void run_phase(struct kern *k, enum phase ph)
+{
+	const char *kind = k->op->kind;
+	if (!strcmp(kind, "linear"))
+		run_linear(k, ph);
+	else if (!strcmp(kind, "transformer_layer"))
+		run_transformer(k, ph);
+	else if (!strcmp(kind, "embedding_bag"))
+		run_embedding(k, ph);
+	else if (!strcmp(kind, "layernorm") && ph != WGRAD)
+		layernorm(k->x[0], k->q, k->op->shape[0]);
+	else if (!strcmp(kind, "gelu") && ph != WGRAD)
+		gelu(k->x[0], (size_t)k->q * k->op->shape[0]);
+	else if (ph != WGRAD)
+		memcpy(k->x[1], k->x[0], k->b.n[0] * sizeof(float));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* Median microseconds of `repeats` runs after `warmup`. */
+static double time_phase(struct kern *k, enum phase ph, int warmup, int repeats)
+{
+	double t[64];
+	if (repeats > 64)
+		repeats = 64;
+	for (int i = 0; i < warmup; i++)
+		run_phase(k, ph);
+	for (int i = 0; i < repeats; i++) {
+		double t0 = clock_seconds();
+		run_phase(k, ph);
+		t[i] = (clock_seconds() - t0) * 1e6;
+	}
+	qsort(t, repeats, sizeof *t, cmp_double);
+	return repeats % 2 ? t[repeats / 2] : (t[repeats / 2 - 1] + t[repeats / 2]) / 2;
+}
+
+/* Whether the shape fits the kind (the analytic model checks the same). */
+static enum status check_shape(const struct graph *g, int v, struct error *err)
+{
+	const struct graph_op *op = &g->ops[v];
+	int need = !strcmp(op->kind, "linear") ? 2 : !strcmp(op->kind, "transformer_layer") ? 4 :
+		   !strcmp(op->kind, "embedding_bag") ? 3 :
+		   !strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu") ? 1 : 0;
+	if (need && op->nshape != need)
+		return err_set(err, "graph '%s': operator '%s' (%s): shape needs %d numbers, has %d",
+			       g->name, op->name, op->kind, need, op->nshape);
+	if (!need && strcmp(op->kind, "input") && strcmp(op->kind, "concat") &&
+	    strcmp(op->kind, "interaction"))
+		return err_set(err, "graph '%s': operator '%s': no CPU kernel for kind '%s'", g->name,
+			       op->name, op->kind);
+	if (!strcmp(op->kind, "transformer_layer") &&
+	    (op->shape[3] < 1 || (int)op->shape[1] % (int)op->shape[3]))
+		return err_set(err, "graph '%s': operator '%s': hidden %g is not a multiple of the %g heads",
+			       g->name, op->name, op->shape[1], op->shape[3]);
+	for (int i = 0; i < op->nshape; i++)
+		if (op->shape[i] < 1 || op->shape[i] > 1e8)
+			return err_set(err, "graph '%s': operator '%s': shape[%d] = %g is out of range",
+				       g->name, op->name, i, op->shape[i]);
+	return STATUS_OK;
+}
+
+enum status profile_cpu(const struct graph *g, int v, int q, const struct profile_options *o,
+			struct op_cost *c, struct error *err)
+{
+	struct kern k = {.op = &g->ops[v], .q = q};
+	if (check_shape(g, v, err))
+		return STATUS_ERROR;
+	if (setup(&k)) {
+		bufs_release(&k.b);
+		return err_set(err, "graph '%s': operator '%s': out of memory for its buffers at %d samples",
+			       g->name, g->ops[v].name, q);
+	}
+	c->fwd = time_phase(&k, FWD, o->warmup, o->repeats);
+	c->bwd = time_phase(&k, BWD, o->warmup, o->repeats);
+	c->wgrad = time_phase(&k, WGRAD, o->warmup, o->repeats);
+	c->measured = true;
+	bufs_release(&k.b);
+	return STATUS_OK;
+}
