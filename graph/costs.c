@@ -76,11 +76,12 @@ enum status graph_apply_costs(struct graph *g, const char *path, struct error *e
 		st = err_set(err, "cost table '%s': ops: expected a list", path);
 	for (size_t i = 0; !st && i < json_array_size(ops); i++) {
 		const json_t *op = json_array_get(ops, i);
-		int v = graph_find(g, json_string_value(json_object_get(op, "name")) ?
-				   json_string_value(json_object_get(op, "name")) : "");
+		const char *name = json_string_value(json_object_get(op, "name"));
+		int v = name ? graph_find(g, name) : -1;
 		if (v < 0)
-			st = err_set(err, "cost table '%s': ops[%zu]: no operator of graph '%s' is called that",
-				     path, i, g->name);
+			st = err_set(err, "cost table '%s': ops[%zu]: %s%s%s", path, i,
+				     name ? "graph has no operator '" : "name: expected a string",
+				     name ? name : "", name ? "'" : "");
 		else if (lists[v][0])
 			st = err_set(err, "cost table '%s': ops[%zu]: operator '%s' appears twice", path, i,
 				     g->ops[v].name);

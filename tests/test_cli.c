@@ -2082,6 +2082,46 @@ static void test_partition(void **state)
 	run_free(&r);
 }
 
+/* profile: an analytic cost table equals the costs the graph was written
+ * with (scripts/make-graphs.sh uses the same formulas), partition reads it
+ * with --costs and gives the same plan; cuda is refused in one line. */
+static void test_profile(void **state)
+{
+	struct run r, a, b;
+	RUN(&r, "profile", CANDLE, "--device", "analytic:a100", "-o", tmp("costs.json"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	json_t *t = json_load_file(tmp("costs.json"), 0, NULL), *g = json_load_file(CANDLE, 0, NULL);
+	assert_non_null(t);
+	json_t *row = json_array_get(get(t, "ops"), 1), *op = json_array_get(get(g, "ops"), 1);
+	assert_string_equal(get_str(row, "name"), get_str(op, "name"));
+	for (size_t i = 0; i < json_array_size(get(op, "fwd")); i++)
+		assert_double_near(json_number_value(json_array_get(get(row, "fwd"), i)),
+				   json_number_value(json_array_get(get(op, "fwd"), i)), 1e-3);
+	json_decref(t);
+	json_decref(g);
+	RUN(&a, "partition", CANDLE, "--devices", "8", "--json");
+	RUN(&b, "partition", CANDLE, "--devices", "8", "--costs", tmp("costs.json"), "--json");
+	assert_int_equal(a.status, 0);
+	assert_int_equal(b.status, 0);
+	json_t *x = parse_json(a.out), *y = parse_json(b.out);
+	assert_true(json_equal(get(x, "stages"), get(y, "stages")));
+	json_decref(x);
+	json_decref(y);
+	run_free(&a);
+	run_free(&b);
+	RUN(&r, "profile", CANDLE, "--device", "cuda");
+	assert_usage(&r);
+	assert_contains(r.err, "not built");
+	run_free(&r);
+	RUN(&r, "profile", CANDLE);
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "partition", CANDLE, "--devices", "4", "--costs", tmp("no-such-costs.json"));
+	assert_failed(&r, NEEDLES("no-such-costs.json"));
+	run_free(&r);
+}
+
 /* plan: the search's schedule is never worse than 1F1B on the same DAG,
  * and never below the lower bound. */
 static void test_plan(void **state)
@@ -2157,6 +2197,7 @@ int main(void)
 		cmocka_unit_test(test_graph_sp),
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_profile),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
