@@ -26,6 +26,7 @@ static const struct command commands[] = {
 	{"partition", cmd_partition, "cut a model graph into a DAG of pipeline stages (GraphPipe's DP)"},
 	{"plan", cmd_plan, "partition a graph, then schedule the stage DAG: 1F1B vs the GA"},
 	{"profile", cmd_profile, "per-operator costs of a model graph: cpu (OpenBLAS) or analytic"},
+	{"exec", cmd_exec, "run a schedule on real tensors (threads) and check gradients, memory, time"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
 };
 
