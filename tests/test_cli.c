@@ -2122,6 +2122,36 @@ static void test_profile(void **state)
 	run_free(&r);
 }
 
+/* exec: the keys, exact gradients and equal peaks for a family; a trace
+ * file; a deadlocking schedule refused in one line. */
+static void test_exec(void **state)
+{
+	struct run r;
+	RUN(&r, "exec", TINY, "--family", "1f1b", "--hidden", "32", "--rows", "8",
+	    "--trace", tmp("exec.trace.json"), "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_true(get_real(j, "grad_max_rel_err") <= 1e-5);
+	assert_true(json_is_true(get(j, "peaks_equal")));
+	assert_true(json_equal(get(j, "peak_live_activations"), get(j, "predicted_peak")));
+	assert_true(get_real(j, "measured_makespan_s") > 0);
+	json_decref(j);
+	run_free(&r);
+	json_t *t = json_load_file(tmp("exec.trace.json"), 0, NULL);
+	assert_non_null(t);
+	assert_int_equal(json_array_size(get(t, "traceEvents")), 12);   /* 3 kinds x 2 stages x 2 */
+	json_decref(t);
+	write_file(tmp("dead.json"), "{\"schedule\": [[[\"B\",0,0],[\"F\",0,0],[\"W\",0,0],"
+		   "[\"F\",0,1],[\"B\",0,1],[\"W\",0,1]],[[\"F\",1,0],[\"B\",1,0],[\"W\",1,0],"
+		   "[\"F\",1,1],[\"B\",1,1],[\"W\",1,1]]]}");
+	RUN(&r, "exec", TINY, "--schedule", tmp("dead.json"));
+	assert_failed(&r, NEEDLES("refused", "deadlock"));
+	run_free(&r);
+	RUN(&r, "exec", TINY);
+	assert_usage(&r);
+	run_free(&r);
+}
+
 /* plan: the search's schedule is never worse than 1F1B on the same DAG,
  * and never below the lower bound. */
 static void test_plan(void **state)
@@ -2198,6 +2228,7 @@ int main(void)
 		cmocka_unit_test(test_partition),
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_exec),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
