@@ -20,7 +20,8 @@ struct run {
 	size_t act;                 /* floats per activation: R * H */
 	float **W, **dW;            /* [L] H x H */
 	float *input;               /* [M] R x H */
-	float **a, **z, **y, **g;   /* [L * M] input, pre-activation (then dz), output, input gradient */
+	float **a, **z, **y, **g, **dy;   /* [L * M] input, pre-activation (then dz),
+	                                     output, input gradient, output gradient */
 	unsigned char *fdone, *bdone;   /* [L * M] */
 	int *live, *peak;           /* [D] */
 	struct exec_event *ev;
@@ -32,9 +33,15 @@ struct run {
 	struct error err;
 };
 
+/* A zeroed buffer, its pages touched now: calloc may hand out untouched
+ * zero pages whose first write faults, and in a run that fault would be
+ * charged to the op (measured here: 4x the op's own time). */
 static float *fresh(size_t n)
 {
-	return calloc(n ? n : 1, sizeof(float));
+	float *x = malloc((n ? n : 1) * sizeof(float));
+	if (x)
+		memset(x, 0, (n ? n : 1) * sizeof(float));
+	return x;
 }
 
 static void fill(float *x, size_t n, unsigned seed)
@@ -56,13 +63,17 @@ static float gelu_grad(float x)
 
 /* ---- the ops (same code for the workers and the reference) ------------------- */
 
+/* Buffers are allocated up front (run_init), so no op allocates while it
+ * is timed; "live" is the bookkeeping of which are in use. */
 static void op_forward(struct run *r, int l, int j)
 {
 	const struct instance *in = r->in;
 	size_t id = (size_t)l * r->M + j;
-	float *a = fresh(r->act), *z = fresh(r->act), *y = fresh(r->act);
+	float *a = r->a[id], *z = r->z[id], *y = r->y[id];
 	if (in->pred_start[l] == in->pred_start[l + 1])
 		memcpy(a, r->input + (size_t)j * r->act, r->act * sizeof *a);
+	else
+		memset(a, 0, r->act * sizeof *a);
 	for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
 		const float *p = r->y[(size_t)in->pred[i].stage * r->M + j];
 		for (size_t k = 0; k < r->act; k++)
@@ -72,9 +83,6 @@ static void op_forward(struct run *r, int l, int j)
 		    r->W[l], r->H, 0.0f, z, r->H);
 	for (size_t k = 0; k < r->act; k++)
 		y[k] = gelu(z[k]);
-	r->a[id] = a;
-	r->z[id] = z;
-	r->y[id] = y;
 }
 
 static void op_weight(struct run *r, int l, int j)
@@ -82,18 +90,17 @@ static void op_weight(struct run *r, int l, int j)
 	size_t id = (size_t)l * r->M + j;
 	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r->H, r->H, r->R, 1.0f, r->a[id], r->H,
 		    r->z[id], r->H, 1.0f, r->dW[l], r->H);
-	free(r->a[id]);
-	free(r->z[id]);
-	r->a[id] = r->z[id] = NULL;
 }
 
 static void op_backward(struct run *r, int l, int j)
 {
 	const struct instance *in = r->in;
 	size_t id = (size_t)l * r->M + j;
-	float *dy = fresh(r->act), *z = r->z[id], *g = fresh(r->act);
+	float *dy = r->dy[id], *z = r->z[id], *g = r->g[id];
 	if (in->succ_start[l] == in->succ_start[l + 1])
 		memcpy(dy, r->y[id], r->act * sizeof *dy);   /* d(1/2 |y|^2)/dy */
+	else
+		memset(dy, 0, r->act * sizeof *dy);
 	for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++) {
 		const float *s = r->g[(size_t)in->succ[i].stage * r->M + j];
 		for (size_t k = 0; k < r->act; k++)
@@ -103,8 +110,6 @@ static void op_backward(struct run *r, int l, int j)
 		z[k] = dy[k] * gelu_grad(z[k]);   /* z now holds dz */
 	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r->R, r->H, r->H, 1.0f, z, r->H,
 		    r->W[l], r->H, 0.0f, g, r->H);
-	r->g[id] = g;
-	free(dy);
 	if (!in->split_backward)
 		op_weight(r, l, j);
 }
@@ -208,6 +213,7 @@ static void run_release(struct run *r)
 		free(r->z[i]);
 		free(r->y[i]);
 		free(r->g[i]);
+		free(r->dy[i]);
 	}
 	free(r->W);
 	free(r->dW);
@@ -215,6 +221,7 @@ static void run_release(struct run *r)
 	free(r->z);
 	free(r->y);
 	free(r->g);
+	free(r->dy);
 	free(r->fdone);
 	free(r->bdone);
 	free(r->live);
@@ -246,16 +253,22 @@ static int run_init(struct run *r, const struct instance *in, const struct sched
 	r->z = calloc(n, sizeof *r->z);
 	r->y = calloc(n, sizeof *r->y);
 	r->g = calloc(n, sizeof *r->g);
+	r->dy = calloc(n, sizeof *r->dy);
 	r->fdone = calloc(n, 1);
 	r->bdone = calloc(n, 1);
 	r->live = calloc(in->devices, sizeof *r->live);
 	r->peak = calloc(in->devices, sizeof *r->peak);
 	r->input = fresh((size_t)r->M * r->act);
 	r->ev = calloc((size_t)inst_nops(in), sizeof *r->ev);
-	if (!r->W || !r->dW || !r->a || !r->z || !r->y || !r->g || !r->fdone || !r->bdone ||
+	if (!r->W || !r->dW || !r->a || !r->z || !r->y || !r->g || !r->dy || !r->fdone || !r->bdone ||
 	    !r->live || !r->peak || !r->input || !r->ev)
 		return -1;
 	fill(r->input, (size_t)r->M * r->act, 7);
+	for (size_t i = 0; i < n; i++)
+		if (!(r->a[i] = fresh(r->act)) || !(r->z[i] = fresh(r->act)) ||
+		    !(r->y[i] = fresh(r->act)) || !(r->g[i] = fresh(r->act)) ||
+		    !(r->dy[i] = fresh(r->act)))
+			return -1;
 	for (int l = 0; l < r->L; l++) {
 		if (!(r->W[l] = fresh((size_t)r->H * r->H)) || !(r->dW[l] = fresh((size_t)r->H * r->H)))
 			return -1;
@@ -331,11 +344,12 @@ static void calibrate(const struct instance *in, const struct exec_options *o, d
 	 * successors, so time the kernels directly */
 	int l0 = in->topo[0];
 	for (int i = 0; i < n; i++) {
+		int j = i % r.M;   /* a different micro-batch's buffers each time, as in a run */
 		double t0 = clock_seconds();
-		op_forward(&r, l0, 0);
+		op_forward(&r, l0, j);
 		t[0][i] = clock_seconds() - t0;
-		size_t id = (size_t)l0 * r.M;
-		float *dz = r.z[id], *g = fresh(r.act);
+		size_t id = (size_t)l0 * r.M + j;
+		float *dz = r.z[id], *g = r.g[id];
 		t0 = clock_seconds();
 		for (size_t k = 0; k < r.act; k++)
 			dz[k] = r.y[id][k] * gelu_grad(dz[k]);
@@ -346,17 +360,31 @@ static void calibrate(const struct instance *in, const struct exec_options *o, d
 		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r.H, r.H, r.R, 1.0f, r.a[id], r.H,
 			    dz, r.H, 1.0f, r.dW[l0], r.H);
 		t[2][i] = clock_seconds() - t0;
-		free(g);
-		free(r.a[id]);
-		free(r.z[id]);
-		free(r.y[id]);
-		r.a[id] = r.z[id] = r.y[id] = NULL;
 	}
 	for (int k = 0; k < 3; k++) {
 		qsort(t[k], n, sizeof t[k][0], cmp_double);
 		out[k] = t[k][n / 2];
 	}
 	run_release(&r);
+}
+
+/* Median seconds of each kind's ops in the run itself (out[k] = 0 for a
+ * kind that did not run). */
+static void run_medians(const struct exec_event *ev, int n, double out[3])
+{
+	double *t = malloc((n ? n : 1) * sizeof *t);
+	for (int k = 0; k < 3; k++) {
+		int m = 0;
+		for (int i = 0; t && i < n; i++)
+			if (ev[i].kind == k)
+				t[m++] = ev[i].end - ev[i].start;
+		out[k] = 0;
+		if (m) {
+			qsort(t, m, sizeof *t, cmp_double);
+			out[k] = t[m / 2];
+		}
+	}
+	free(t);
 }
 
 /* The simulator's makespan with the calibrated costs (seconds). */
@@ -451,8 +479,13 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 		} else {
 			memcpy(res->peak_live, run.peak, in->devices * sizeof(int));
 			predicted_peaks(in, s, res->predicted_peak);
-			calibrate(in, o, res->op_seconds);
+			calibrate(in, o, res->kernel_seconds);
+			run_medians(run.ev, run.nev, res->op_seconds);
+			if (!in->split_backward)   /* B included the weight gradient */
+				res->op_seconds[2] = 0;
 			st = predict(in, s, res->op_seconds, &res->predicted_makespan_s, err);
+			if (!st)
+				st = predict(in, s, res->kernel_seconds, &res->kernel_makespan_s, err);
 			res->ratio = res->predicted_makespan_s > 0 ?
 				res->measured_makespan_s / res->predicted_makespan_s : 0;
 		}

@@ -22,7 +22,11 @@
  * stage run in micro-batch order, so equality is exact); the peak number
  * of live activations per device against the prediction from the order
  * alone (F +1; W, or B when fused, -1); the measured makespan against the
- * simulator's, timed with per-op costs measured on this machine.
+ * simulator's, timed with per-op costs measured on this machine: the
+ * median duration of each kind in this run (so the comparison tests the
+ * schedule's timing model: dependencies, order, waits), and, for contrast,
+ * the kernels timed alone on warm buffers (which a run, touching a new
+ * micro-batch's buffers at every op, does not see).
  */
 #ifndef PIPEOPT_EXEC_H
 #define PIPEOPT_EXEC_H
@@ -50,9 +54,11 @@ struct exec_result {
 	int *peak_live;                    /* [D] measured */
 	int *predicted_peak;               /* [D] from the order */
 	double measured_makespan_s;
-	double predicted_makespan_s;       /* simulated with measured op costs */
+	double predicted_makespan_s;       /* simulated with the run's median op costs */
 	double ratio;                      /* measured / predicted */
-	double op_seconds[3];              /* median F, B, W of one stage */
+	double op_seconds[3];              /* median F, B, W in the run */
+	double kernel_seconds[3];          /* median F, B, W timed alone */
+	double kernel_makespan_s;          /* simulated with those */
 	int nevents;
 	struct exec_event *events;         /* [nevents] for the trace */
 };
