@@ -20,13 +20,15 @@ static const char usage_text[] =
 	"  --hidden H               layer width (default 256)\n"
 	"  --rows R                 samples per micro-batch (default 64)\n"
 	"  --watchdog S             seconds a worker may wait before the run fails (default 30)\n"
+	"  --workers threads|mpi    worker threads (default), or MPI ranks: run as\n"
+	"                           mpirun -np DEVICES pipeopt exec ... --workers mpi\n"
 	"  --trace FILE             per-op timings as a Chrome trace\n"
 	"  --json                   print one JSON object\n";
 
 struct xopts {
 	struct exec_options x;
 	const char *schedule, *family, *trace;
-	bool json;
+	bool json, mpi;
 };
 
 static int parse(int argc, char **argv, struct xopts *o)
@@ -35,6 +37,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 		{"schedule", required_argument, 0, 's'}, {"family", required_argument, 0, 'f'},
 		{"hidden", required_argument, 0, 'H'}, {"rows", required_argument, 0, 'R'},
 		{"watchdog", required_argument, 0, 'w'}, {"trace", required_argument, 0, 't'},
+		{"workers", required_argument, 0, 'W'},
 		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
 	int c;
 	double v;
@@ -60,6 +63,13 @@ static int parse(int argc, char **argv, struct xopts *o)
 				return cli_usage("exec", "--watchdog needs seconds > 0");
 			break;
 		case 't': o->trace = optarg; break;
+		case 'W':
+			if (strcmp(optarg, "threads") && strcmp(optarg, "mpi"))
+				return cli_usage("exec", "unknown --workers '%s' (threads or mpi)", optarg);
+			o->mpi = !strcmp(optarg, "mpi");
+			if (o->mpi && !exec_mpi_available())
+				return cli_usage("exec", "--workers mpi: this pipeopt was built without MPI");
+			break;
 		case 'j': o->json = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
@@ -108,11 +118,17 @@ int cmd_exec(int argc, char **argv)
 	struct schedule *s = NULL;
 	struct exec_result r = {0};
 	char *trace = NULL;
+	int rank = o.mpi ? exec_mpi_rank() : 0;
 	if (instance_read(argv[optind], &in, &err) ||
 	    (o.schedule ? cli_read_schedule(o.schedule, FMT_NONE, &s, &err)
 			: cli_family_schedule(o.family, in, &s, &err)) ||
-	    exec_run(in, s, &o.x, &r, &err) ||
-	    (o.trace && (!(trace = trace_text(&r)) || cli_write(o.trace, trace, &err)))) {
+	    (o.mpi ? exec_run_mpi(in, s, &o.x, &r, &err) : exec_run(in, s, &o.x, &r, &err))) {
+		rc = rank == 0 ? cli_fail(o.json, &err) : EXIT_FAILED;
+		goto out;
+	}
+	if (rank != 0)   /* rank 0 reports */
+		goto out;
+	if (o.trace && (!(trace = trace_text(&r)) || cli_write(o.trace, trace, &err))) {
 		rc = cli_fail(o.json, &err);
 		goto out;
 	}
@@ -126,10 +142,11 @@ int cmd_exec(int argc, char **argv)
 			"predicted_makespan_s", r.predicted_makespan_s, "ratio", r.ratio,
 			"op_seconds", "F", r.op_seconds[0], "B", r.op_seconds[1], "W", r.op_seconds[2],
 			"kernel_makespan_s", r.kernel_makespan_s,
-			"hidden", o.x.hidden, "rows", o.x.rows, "workers", "threads"));
+			"hidden", o.x.hidden, "rows", o.x.rows, "workers", o.mpi ? "mpi" : "threads"));
 	} else {
-		printf("exec        %s: %d worker threads, layers %d x %d, %d rows per micro-batch\n",
-		       in->name, in->devices, o.x.hidden, o.x.hidden, o.x.rows);
+		printf("exec        %s: %d %s, layers %d x %d, %d rows per micro-batch\n",
+		       in->name, in->devices, o.mpi ? "MPI ranks" : "worker threads", o.x.hidden,
+		       o.x.hidden, o.x.rows);
 		printf("gradients   max relative error %.3g vs the sequential reference\n", r.grad_max_rel_err);
 		printf("activations peak live");
 		for (int d = 0; d < in->devices; d++)
@@ -144,6 +161,8 @@ int cmd_exec(int argc, char **argv)
 		printf("            kernels timed alone predict %.4f s\n", r.kernel_makespan_s);
 	}
 out:
+	if (o.mpi)
+		exec_mpi_end();
 	free(trace);
 	exec_result_release(&r);
 	schedule_free(s);

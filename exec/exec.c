@@ -1,5 +1,5 @@
 /* The threaded executor (model and checks in exec.h). */
-#include "exec/exec.h"
+#include "exec/exec_internal.h"
 
 #include <cblas.h>
 #include <errno.h>
@@ -13,25 +13,6 @@
 #include "sched/clock.h"
 #include "sched/sim.h"
 
-struct run {
-	const struct instance *in;
-	const struct schedule *s;
-	int L, M, H, R;
-	size_t act;                 /* floats per activation: R * H */
-	float **W, **dW;            /* [L] H x H */
-	float *input;               /* [M] R x H */
-	float **a, **z, **y, **g, **dy;   /* [L * M] input, pre-activation (then dz),
-	                                     output, input gradient, output gradient */
-	unsigned char *fdone, *bdone;   /* [L * M] */
-	int *live, *peak;           /* [D] */
-	struct exec_event *ev;
-	int nev;
-	double t0, watchdog;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	bool failed;
-	struct error err;
-};
 
 /* A zeroed buffer, its pages touched now: calloc may hand out untouched
  * zero pages whose first write faults, and in a run that fault would be
@@ -163,6 +144,26 @@ struct worker_arg {
 	int d;
 };
 
+void exec_op(struct run *r, const struct op *o)
+{
+	if (o->kind == OP_F)
+		op_forward(r, o->stage, o->mb);
+	else if (o->kind == OP_B)
+		op_backward(r, o->stage, o->mb);
+	else
+		op_weight(r, o->stage, o->mb);
+}
+
+void exec_account(struct run *r, int d, const struct op *o)
+{
+	if (o->kind == OP_F) {
+		if (++r->live[d] > r->peak[d])
+			r->peak[d] = r->live[d];
+	} else if (o->kind == OP_W || !r->in->split_backward) {
+		r->live[d]--;
+	}
+}
+
 static void *worker(void *arg)
 {
 	struct worker_arg *w = arg;
@@ -173,25 +174,15 @@ static void *worker(void *arg)
 		if (!wait_inputs(r, w->d, o))
 			return NULL;
 		double t = clock_seconds() - r->t0;
-		if (o->kind == OP_F)
-			op_forward(r, o->stage, o->mb);
-		else if (o->kind == OP_B)
-			op_backward(r, o->stage, o->mb);
-		else
-			op_weight(r, o->stage, o->mb);
+		exec_op(r, o);
 		double e = clock_seconds() - r->t0;
 		pthread_mutex_lock(&r->mu);
 		size_t id = (size_t)o->stage * r->M + o->mb;
-		if (o->kind == OP_F) {
+		if (o->kind == OP_F)
 			r->fdone[id] = 1;
-			if (++r->live[w->d] > r->peak[w->d])
-				r->peak[w->d] = r->live[w->d];
-		} else if (o->kind == OP_B) {
+		else if (o->kind == OP_B)
 			r->bdone[id] = 1;
-			r->live[w->d] -= !r->in->split_backward;
-		} else {
-			r->live[w->d]--;
-		}
+		exec_account(r, w->d, o);
 		r->ev[r->nev++] = (struct exec_event){w->d, o->kind, o->stage, o->mb, t, e};
 		pthread_cond_broadcast(&r->cv);
 		pthread_mutex_unlock(&r->mu);
@@ -201,7 +192,7 @@ static void *worker(void *arg)
 
 /* ---- set-up, reference, checks -------------------------------------------------- */
 
-static void run_release(struct run *r)
+void exec_run_release(struct run *r)
 {
 	size_t n = (size_t)r->L * r->M;
 	for (int l = 0; r->W && l < r->L; l++) {
@@ -232,8 +223,8 @@ static void run_release(struct run *r)
 	pthread_cond_destroy(&r->cv);
 }
 
-static int run_init(struct run *r, const struct instance *in, const struct schedule *s,
-		    const struct exec_options *o)
+int exec_run_init(struct run *r, const struct instance *in, const struct schedule *s,
+		  const struct exec_options *o)
 {
 	memset(r, 0, sizeof *r);
 	r->in = in;
@@ -335,9 +326,9 @@ static void calibrate(const struct instance *in, const struct exec_options *o, d
 	struct run r;
 	double t[3][64];
 	int n = o->calibration_runs < 64 ? o->calibration_runs : 64;
-	if (run_init(&r, in, NULL, o)) {
+	if (exec_run_init(&r, in, NULL, o)) {
 		out[0] = out[1] = out[2] = 0;
-		run_release(&r);
+		exec_run_release(&r);
 		return;
 	}
 	/* stage 0 as a lone stage: its backward needs a gradient from the
@@ -365,7 +356,7 @@ static void calibrate(const struct instance *in, const struct exec_options *o, d
 		qsort(t[k], n, sizeof t[k][0], cmp_double);
 		out[k] = t[k][n / 2];
 	}
-	run_release(&r);
+	exec_run_release(&r);
 }
 
 /* Median seconds of each kind's ops in the run itself (out[k] = 0 for a
@@ -424,12 +415,11 @@ void exec_options_init(struct exec_options *o)
 	*o = (struct exec_options){.hidden = 256, .rows = 64, .watchdog = 30, .calibration_runs = 9};
 }
 
-enum status exec_run(const struct instance *in, const struct schedule *s,
-		     const struct exec_options *o, struct exec_result *res, struct error *err)
+enum status exec_prepare(const struct instance *in, const struct schedule *s,
+			 const struct exec_options *o, struct error *err)
 {
 	struct sim *sim = sim_new(in);
 	struct sim_result sr;
-	memset(res, 0, sizeof *res);
 	if (!sim)
 		return err_set(err, "exec: out of memory");
 	if (sim_run(sim, s, &sr, err)) {
@@ -437,21 +427,61 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 		return err_prefix(err, "exec: the schedule is refused");
 	}
 	sim_free(sim);
+	if (o->hidden < 1 || o->hidden > 8192 || o->rows < 1 || o->rows > 65536)
+		return err_set(err, "exec: hidden must be 1 to 8192 and rows 1 to 65536");
 	/* one worker is one device: single-threaded kernels, in the run and
 	 * in the calibration alike */
 	openblas_set_num_threads(1);
-	if (o->hidden < 1 || o->hidden > 8192 || o->rows < 1 || o->rows > 65536)
-		return err_set(err, "exec: hidden must be 1 to 8192 and rows 1 to 65536");
-	struct run run, ref;
+	return STATUS_OK;
+}
+
+enum status exec_finish(const struct instance *in, const struct schedule *s,
+			const struct exec_options *o, struct run *run, struct exec_result *res,
+			struct error *err)
+{
+	struct run ref;
 	enum status st = STATUS_OK;
-	int bad = run_init(&run, in, s, o);
-	bad |= run_init(&ref, in, s, o);
-	if (bad) {
-		run_release(&run);
-		run_release(&ref);
+	if (exec_run_init(&ref, in, s, o)) {
+		exec_run_release(&ref);
+		return err_set(err, "exec: out of memory for the reference");
+	}
+	reference(&ref);
+	res->grad_max_rel_err = max_rel_err(run, &ref);
+	exec_run_release(&ref);
+	res->peak_live = calloc(in->devices, sizeof(int));
+	res->predicted_peak = calloc(in->devices, sizeof(int));
+	if (!res->peak_live || !res->predicted_peak)
+		return err_set(err, "exec: out of memory");
+	memcpy(res->peak_live, run->peak, in->devices * sizeof(int));
+	predicted_peaks(in, s, res->predicted_peak);
+	calibrate(in, o, res->kernel_seconds);
+	run_medians(run->ev, run->nev, res->op_seconds);
+	if (!in->split_backward)   /* B included the weight gradient */
+		res->op_seconds[2] = 0;
+	st = predict(in, s, res->op_seconds, &res->predicted_makespan_s, err);
+	if (!st)
+		st = predict(in, s, res->kernel_seconds, &res->kernel_makespan_s, err);
+	res->ratio = res->predicted_makespan_s > 0 ?
+		res->measured_makespan_s / res->predicted_makespan_s : 0;
+	res->events = run->ev;
+	res->nevents = run->nev;
+	run->ev = NULL;
+	return st;
+}
+
+enum status exec_run(const struct instance *in, const struct schedule *s,
+		     const struct exec_options *o, struct exec_result *res, struct error *err)
+{
+	memset(res, 0, sizeof *res);
+	if (exec_prepare(in, s, o, err))
+		return STATUS_ERROR;
+	struct run run;
+	if (exec_run_init(&run, in, s, o)) {
+		exec_run_release(&run);
 		return err_set(err, "exec: out of memory for %d stages x %d micro-batches", in->stages,
 			       in->microbatches);
 	}
+	enum status st = STATUS_OK;
 	pthread_t *tid = calloc(in->devices, sizeof *tid);
 	struct worker_arg *args = calloc(in->devices, sizeof *args);
 	int started = 0;
@@ -469,34 +499,11 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 		st = err_set(err, "exec: could not start %d worker threads", in->devices);
 	else if (run.failed)
 		st = err_set(err, "%s", run.err.msg);
-	if (!st) {
-		reference(&ref);
-		res->grad_max_rel_err = max_rel_err(&run, &ref);
-		res->peak_live = calloc(in->devices, sizeof(int));
-		res->predicted_peak = calloc(in->devices, sizeof(int));
-		if (!res->peak_live || !res->predicted_peak) {
-			st = err_set(err, "exec: out of memory");
-		} else {
-			memcpy(res->peak_live, run.peak, in->devices * sizeof(int));
-			predicted_peaks(in, s, res->predicted_peak);
-			calibrate(in, o, res->kernel_seconds);
-			run_medians(run.ev, run.nev, res->op_seconds);
-			if (!in->split_backward)   /* B included the weight gradient */
-				res->op_seconds[2] = 0;
-			st = predict(in, s, res->op_seconds, &res->predicted_makespan_s, err);
-			if (!st)
-				st = predict(in, s, res->kernel_seconds, &res->kernel_makespan_s, err);
-			res->ratio = res->predicted_makespan_s > 0 ?
-				res->measured_makespan_s / res->predicted_makespan_s : 0;
-		}
-		res->events = run.ev;
-		res->nevents = run.nev;
-		run.ev = NULL;
-	}
+	if (!st)
+		st = exec_finish(in, s, o, &run, res, err);
 	free(tid);
 	free(args);
-	run_release(&run);
-	run_release(&ref);
+	exec_run_release(&run);
 	if (st)
 		exec_result_release(res);
 	return st;

@@ -70,6 +70,17 @@ void exec_options_init(struct exec_options *o);
 enum status exec_run(const struct instance *in, const struct schedule *s,
 		     const struct exec_options *o, struct exec_result *r, struct error *err);
 
+/* The same on MPI ranks (rank d is device d; world size = devices); every
+ * rank calls it, rank 0 gets the result. Fails when built without MPI. */
+enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
+			 const struct exec_options *o, struct exec_result *r, struct error *err);
+
+/* MPI: whether built with it; this process's rank (initialising MPI if
+ * needed); finalising. Without MPI: false, 0, nothing. */
+bool exec_mpi_available(void);
+int exec_mpi_rank(void);
+void exec_mpi_end(void);
+
 void exec_result_release(struct exec_result *r);
 
 #endif

@@ -2152,6 +2152,46 @@ static void test_exec(void **state)
 	run_free(&r);
 }
 
+/* exec on MPI ranks (mpirun -np 2, as root needs it): the same exact
+ * gradients and equal peaks as the threads. Skipped, saying so, where
+ * mpirun is missing, the binary has no MPI, or under the sanitizers
+ * (OpenMPI's own allocations look like leaks to LeakSanitizer). */
+static void test_exec_mpi(void **state)
+{
+#ifdef PIPEOPT_SANITIZED
+	skip();
+#endif
+	if (!have_program("mpirun")) {
+		fprintf(stderr, "test_exec_mpi: skipped: no mpirun\n");
+		skip();
+	}
+	struct run r;
+	RUN(&r, "exec", TINY, "--family", "1f1b", "--workers", "mpi");
+	if (r.status == 2 && strstr(r.err, "without MPI")) {
+		fprintf(stderr, "test_exec_mpi: skipped: %s", r.err);
+		run_free(&r);
+		skip();
+	}
+	run_free(&r);
+	char cmd[PATH_MAX * 2];
+	snprintf(cmd, sizeof cmd,
+		 "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 mpirun --oversubscribe -np 2 "
+		 "%s exec %s --family zb-h1 --workers mpi --hidden 32 --rows 8 --json > %s 2>%s",
+		 PIPEOPT_BIN, TINY, tmp("mpi.json"), tmp("mpi.err"));
+	int rc = system(cmd);
+	if (rc != 0) {
+		char *e = slurp(tmp("mpi.err"), NULL);
+		fail_msg("mpirun failed (%d): %s", rc, e ? e : "");
+	}
+	char *out = slurp(tmp("mpi.json"), NULL);
+	json_t *j = parse_json(out);
+	assert_string_equal(get_str(j, "workers"), "mpi");
+	assert_true(get_real(j, "grad_max_rel_err") <= 1e-5);
+	assert_true(json_is_true(get(j, "peaks_equal")));
+	json_decref(j);
+	free(out);
+}
+
 /* plan: the search's schedule is never worse than 1F1B on the same DAG,
  * and never below the lower bound. */
 static void test_plan(void **state)
@@ -2229,6 +2269,7 @@ int main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_exec),
+		cmocka_unit_test(test_exec_mpi),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
