@@ -182,8 +182,11 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 	if (size != in->devices)
 		return err_set(err, "exec: %d MPI ranks for %d devices (run with mpirun -np %d)", size,
 			       in->devices, in->devices);
-	if ((long)inst_nops(in) > 1L << 30)
-		return err_set(err, "exec: too many ops for MPI tags");
+	int *tag_ub = NULL, flag = 0;
+	MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_TAG_UB, &tag_ub, &flag);
+	if (flag && tag_ub && inst_nops(in) > *tag_ub)
+		return err_set(err, "exec: %d ops, more than this MPI's largest tag %d", inst_nops(in),
+			       *tag_ub);
 	enum status st = exec_prepare(in, s, o, err);
 	struct run run;
 	int bad = st ? 1 : exec_run_init(&run, in, s, o);
