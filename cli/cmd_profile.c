@@ -14,8 +14,9 @@ static const char usage_text[] =
 	"datasheet rates: h200, a100, v100) each operator's forward, input-\n"
 	"gradient and weight-gradient time at each micro-batch size, and write a\n"
 	"cost table that 'pipeopt partition --costs' and 'plan --costs' read.\n"
-	"A CUDA source is not built in this version.\n\n"
-	"  --device D               cpu, or analytic:h200|a100|v100 (required)\n"
+	"cuda: cuBLAS and small kernels timed with CUDA events (built when nvcc\n"
+	"is present; without a GPU it says so).\n\n"
+	"  --device D               cpu, cuda, or analytic:h200|a100|v100 (required)\n"
 	"  --sizes L                comma-separated micro-batch sizes (default: the graph's)\n"
 	"  --warmup N               cpu: runs before measuring (default 2)\n"
 	"  --repeats N              cpu: measured runs, the median is kept (default 5)\n"
@@ -44,8 +45,12 @@ static int parse_device(const char *s, struct prof_opts *o)
 		o->p.device = s + 9;
 		return 0;
 	}
-	if (!strcmp(s, "cuda"))
-		return cli_usage("profile", "the CUDA source is not built in this version (cpu or analytic:NAME)");
+	if (!strcmp(s, "cuda")) {
+		if (!profile_cuda_built())
+			return cli_usage("profile", "--device cuda: this pipeopt was built without CUDA (no nvcc at build time)");
+		o->p.source = PROFILE_CUDA;
+		return 0;
+	}
 	return cli_usage("profile", "unknown --device '%s' (cpu, or analytic:h200|a100|v100)", s);
 }
 

@@ -13,8 +13,74 @@
 
 static const char *source_name(const struct profile_options *o)
 {
-	return o->source == PROFILE_CPU ? "cpu" : "analytic";
+	return o->source == PROFILE_CPU ? "cpu" : o->source == PROFILE_CUDA ? "cuda" : "analytic";
 }
+
+/*
+ * The CUDA source lives in its own shared library (libpipeopt_cuda.so, next
+ * to the pipeopt binary, built when nvcc is present), loaded on first use:
+ * linking the CUDA libraries into pipeopt made every start 0.5 s slower.
+ */
+#ifdef PIPEOPT_CUDA_LIBRARY
+#include <dlfcn.h>
+#include <limits.h>
+#include <unistd.h>
+
+typedef enum status (*cuda_fn)(const struct graph *, int, int, const struct profile_options *,
+			       struct op_cost *, struct error *);
+
+static cuda_fn load_cuda(struct error *err)
+{
+	static cuda_fn fn;
+	if (fn)
+		return fn;
+	char exe[PATH_MAX], path[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	exe[n > 0 ? n : 0] = 0;
+	char *slash = strrchr(exe, '/');
+	if (slash)
+		slash[1] = 0;
+	snprintf(path, sizeof path, "%s%s", slash ? exe : "", PIPEOPT_CUDA_LIBRARY);
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *why = dlerror();
+		err_set(err, "profile: cannot load the CUDA profiler '%s': %s", path, why ? why : "?");
+		return NULL;
+	}
+	fn = (cuda_fn)dlsym(h, "pipeopt_profile_cuda");
+	if (!fn)
+		err_set(err, "profile: '%s' has no pipeopt_profile_cuda", path);
+	return fn;
+}
+
+bool profile_cuda_built(void)
+{
+	return true;
+}
+
+enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
+			 struct op_cost *c, struct error *err)
+{
+	cuda_fn fn = load_cuda(err);
+	return fn ? fn(g, v, q, o, c, err) : STATUS_ERROR;
+}
+#else
+bool profile_cuda_built(void)
+{
+	return false;
+}
+
+enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
+			 struct op_cost *c, struct error *err)
+{
+	(void)g;
+	(void)v;
+	(void)q;
+	(void)o;
+	(void)c;
+	return err_set(err, "profile: this pipeopt was built without CUDA (no nvcc at build time)");
+}
+#endif
 
 /* One operator at every size: lists fwd, bwd, wgrad, measured. */
 static enum status profile_op(const struct graph *g, int v, const struct profile_options *o,
@@ -35,7 +101,8 @@ static enum status profile_op(const struct graph *g, int v, const struct profile
 			double f = (double)sizes[i] / last_q;
 			c = (struct op_cost){last.fwd * f, last.bwd * f, last.wgrad * f, false};
 		} else {
-			st = profile_cpu(g, v, sizes[i], o, &c, err);
+			st = o->source == PROFILE_CUDA ? profile_cuda(g, v, sizes[i], o, &c, err)
+						       : profile_cpu(g, v, sizes[i], o, &c, err);
 			last = c;
 			last_q = sizes[i];
 		}
@@ -72,10 +139,10 @@ enum status profile_graph(const struct graph *g, const struct profile_options *o
 	}
 	char device[96];
 	snprintf(device, sizeof device, "%s", o->source == PROFILE_CPU ? "this machine, OpenBLAS fp32" :
-		 d->name);
+		 o->source == PROFILE_CUDA ? "this machine's GPU, cuBLAS fp32" : d->name);
 	json_t *t = json_pack("{s:s,s:s,s:s,s:o,s:o}", "graph", g->name, "source", source_name(o),
 			      "device", device, "microbatch_sizes", sz, "ops", ops);
-	if (o->source == PROFILE_CPU) {
+	if (o->source != PROFILE_ANALYTIC) {
 		json_object_set_new(t, "warmup", json_integer(o->warmup));
 		json_object_set_new(t, "repeats", json_integer(o->repeats));
 		json_object_set_new(t, "statistic", json_string("median"));

@@ -5,7 +5,9 @@
  *   - analytic: FLOPs and bytes against a named device's datasheet rates
  *     (analytic.c);
  *   - cpu: the operator's kernels run on this machine with OpenBLAS, fp32,
- *     after warm-up runs, the median of repeated runs (cpu.c).
+ *     after warm-up runs, the median of repeated runs (cpu.c);
+ *   - cuda: the same on the GPU, cuBLAS and small kernels timed with CUDA
+ *     events (cuda.cu, built when nvcc is present).
  * The result is a cost table (JSON, format in datasets/README.md, "Cost
  * table") that graph_apply_costs() (graph/costs.c) puts into a graph.
  *
@@ -23,7 +25,7 @@
 #include "graph/graph.h"
 #include "sched/error.h"
 
-enum profile_source { PROFILE_ANALYTIC, PROFILE_CPU };
+enum profile_source { PROFILE_ANALYTIC, PROFILE_CPU, PROFILE_CUDA };
 
 struct profile_options {
 	enum profile_source source;
@@ -54,6 +56,11 @@ enum status profile_analytic(const struct graph *g, int v, int q, const struct d
 			     struct op_cost *c, struct error *err);
 enum status profile_cpu(const struct graph *g, int v, int q, const struct profile_options *o,
 			struct op_cost *c, struct error *err);
+/* The CUDA source (cuda.cu; without nvcc, a stub that says so); without a
+ * GPU at run time: one line saying so. */
+enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
+			 struct op_cost *c, struct error *err);
+bool profile_cuda_built(void);
 
 /* Profile every operator at every size into a cost table (new reference). */
 enum status profile_graph(const struct graph *g, const struct profile_options *o,
