@@ -47,6 +47,10 @@ void cli_print_json(json_t *obj);
  * false if it is not one. */
 bool cli_number(const char *s, double lo, double hi, bool whole, double *v);
 
+/* Parse a comma-separated list of at most max ascending whole numbers in
+ * [1, hi] (micro-batch sizes) into out; *n gets the count. */
+bool cli_sizes(const char *s, int max, int hi, int *out, int *n);
+
 /* Parse s as a whole number from 0 to 2^63 - 1 (a random seed; JSON
  * integers are signed 64-bit). */
 bool cli_seed(const char *s, uint64_t *v);

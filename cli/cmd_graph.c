@@ -45,9 +45,13 @@ static int run_sp(const char *path, bool json)
 	int added = 0, rc = 0, m0 = 0;
 	bool was_sp = false;
 	double before = 0, after = 0;
-	if (graph_read(path, &g, &err) || !(w = op_weights(g)) ||
-	    sp_decompose(g, &t, &err)) {
-		rc = cli_fail(json, w || !g ? &err : (err_set(&err, "out of memory"), &err));
+	enum status st = graph_read(path, &g, &err);
+	if (!st && !(w = op_weights(g)))
+		st = err_set(&err, "graph '%s': out of memory", path);
+	if (!st)
+		st = sp_decompose(g, &t, &err);
+	if (st) {
+		rc = cli_fail(json, &err);
 		goto out;
 	}
 	was_sp = t != NULL;

@@ -40,24 +40,6 @@ struct popts {
 	bool json, ilp;
 };
 
-static int parse_sizes(const char *s, struct popts *o)
-{
-	char *copy = strdup(s), *save = NULL;
-	int n = 0, bad = !copy;
-	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !bad;
-	     t = strtok_r(NULL, ",", &save)) {
-		double v;
-		if (n == MAX_SIZES || !cli_number(t, 1, 1 << 24, true, &v))
-			bad = 1;
-		else
-			o->sizes[n++] = (int)v;
-	}
-	free(copy);
-	o->p.nsizes = n;
-	o->p.sizes = o->sizes;
-	return bad || n == 0;
-}
-
 static int parse(int argc, char **argv, struct popts *o)
 {
 	static const struct option opts[] = {
@@ -96,9 +78,10 @@ static int parse(int argc, char **argv, struct popts *o)
 			break;
 		case 's': o->p.sequential = true; break;
 		case 'b':
-			if (parse_sizes(optarg, o))
-				return cli_usage("partition", "--microbatch-sizes needs up to %d whole numbers >= 1, comma-separated",
+			if (!cli_sizes(optarg, MAX_SIZES, 1 << 24, o->sizes, &o->p.nsizes))
+				return cli_usage("partition", "--microbatch-sizes needs up to %d ascending whole numbers >= 1, comma-separated",
 						 MAX_SIZES);
+			o->p.sizes = o->sizes;
 			break;
 		case 'o': o->output = optarg; break;
 		case 'C': o->costs = optarg; break;

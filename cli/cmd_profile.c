@@ -76,24 +76,12 @@ static int parse(int argc, char **argv, struct prof_opts *o)
 				return rc;
 			device = true;
 			break;
-		case 's': {
-			char *copy = strdup(optarg), *save = NULL;
-			int n = 0, bad = !copy;
-			for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && !bad;
-			     t = strtok_r(NULL, ",", &save))
-				if (n == MAX_SIZES || !cli_number(t, 1, 1 << 20, true, &v) ||
-				    (n && v <= o->sizes[n - 1]))
-					bad = 1;
-				else
-					o->sizes[n++] = (int)v;
-			free(copy);
-			if (bad || !n)
+		case 's':
+			if (!cli_sizes(optarg, MAX_SIZES, 1 << 20, o->sizes, &o->p.nsizes))
 				return cli_usage("profile", "--sizes needs up to %d ascending whole numbers, comma-separated",
 						 MAX_SIZES);
-			o->p.nsizes = n;
 			o->p.sizes = o->sizes;
 			break;
-		}
 		case 'w':
 			if (!cli_number(optarg, 0, 1000, true, &v))
 				return cli_usage("profile", "--warmup needs 0 to 1000");

@@ -295,3 +295,19 @@ bool cli_seed(const char *s, uint64_t *v)
 	*v = x;
 	return true;
 }
+
+bool cli_sizes(const char *s, int max, int hi, int *out, int *n)
+{
+	char *copy = strdup(s), *save = NULL;
+	bool ok = copy != NULL;
+	double v;
+	*n = 0;
+	for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && ok;
+	     t = strtok_r(NULL, ",", &save)) {
+		ok = *n < max && cli_number(t, 1, hi, true, &v) && (!*n || v > out[*n - 1]);
+		if (ok)
+			out[(*n)++] = (int)v;
+	}
+	free(copy);
+	return ok && *n > 0;
+}

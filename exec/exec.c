@@ -331,8 +331,8 @@ static void calibrate(const struct instance *in, const struct exec_options *o, d
 		exec_run_release(&r);
 		return;
 	}
-	/* stage 0 as a lone stage: its backward needs a gradient from the
-	 * successors, so time the kernels directly */
+	/* the kernels directly: a backward on its own would wait for its
+	 * successors' gradients */
 	int l0 = in->topo[0];
 	for (int i = 0; i < n; i++) {
 		int j = i % r.M;   /* a different micro-batch's buffers each time, as in a run */

@@ -10,27 +10,14 @@
  * T >= 0; minimise T.
  */
 #include "formulate/partition_milp.h"
+#include "graph/cost.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static int size_index(const struct graph *g, int q)
-{
-	for (int i = 0; i < g->nsizes; i++)
-		if (g->microbatch_sizes[i] == q)
-			return i;
-	return -1;
-}
-
 static double comm_cost(const struct graph *g, int e, int b)
 {
-	const struct machine *mc = &g->machine;
-	return 2 * (mc->link_latency_us + g->ops[g->edges[e][0]].out_bytes * b / mc->link_bandwidth);
-}
-
-static double static_bytes(const struct machine *mc, double w)
-{
-	return 2 * w + w / mc->bytes_per_param * mc->optimizer_bytes_per_param;
+	return graph_comm(&g->machine, 1, g->ops[g->edges[e][0]].out_bytes, b);
 }
 
 /* Scratch for one row of up to len terms; false (and the model marked
@@ -142,15 +129,17 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 		}
 	for (int s = 0; s < K; s++)
 		for (int k = 0; k < p->nk; k++) {
-			int deg = p->degree[k], i = size_index(g, p->b / deg);
+			int deg = p->degree[k], i = graph_size_index(g, p->b / deg);
 			n = 0;
 			col[n] = p->T;
 			val[n++] = 1;
 			for (int v = 0; v < g->nops; v++) {
 				col[n] = p->x[v * K + s];
-				val[n++] = -(graph_op_time(g, v, i) +
-					     2.0 * (deg - 1) * g->ops[v].weight_bytes /
-						     (deg * mc->link_bandwidth * p->mb));
+				/* the allreduce's per-weight part (its latency part
+				 * is the constant ar0 below) */
+				double ar = graph_allreduce(mc, g->ops[v].weight_bytes, deg) -
+					    graph_allreduce(mc, 0, deg);
+				val[n++] = -(graph_op_time(g, v, i) + ar / p->mb);
 			}
 			for (int e = 0; e < g->nedges; e++) {
 				col[n] = c[e * K + s];
@@ -158,7 +147,7 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 			}
 			col[n] = p->g[s * p->nk + k];
 			val[n++] = -MT;
-			double ar0 = 2.0 * (deg - 1) * mc->link_latency_us / p->mb;
+			double ar0 = graph_allreduce(mc, 0, deg) / p->mb;
 			milp_add_row(p->m, n, col, val, ar0 - MT, MILP_INF, "time_%d_%d", s, k);
 		}
 	free(col);
@@ -222,7 +211,7 @@ static void memory_rows(const struct graph *g, struct pmilp *p, const int *y, co
 				n = 0;
 				for (int v = 0; v < g->nops; v++) {
 					col[n] = p->x[v * K + s];
-					val[n++] = static_bytes(&g->machine, g->ops[v].weight_bytes) +
+					val[n++] = graph_static_bytes(&g->machine, g->ops[v].weight_bytes) +
 						   j * per * g->ops[v].act_bytes;
 				}
 				col[n] = p->g[s * p->nk + k];
@@ -240,14 +229,14 @@ enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 			struct pmilp *p, struct error *err)
 {
 	memset(p, 0, sizeof *p);
-	if (b < 1 || g->batch % b || size_index(g, b) < 0)
+	if (b < 1 || g->batch % b || graph_size_index(g, b) < 0)
 		return err_set(err, "graph '%s': micro-batch %d does not divide the batch %d or has no costs",
 			       g->name, b, g->batch);
 	p->b = b;
 	p->mb = g->batch / b;
 	p->K = D < g->nops ? D : g->nops;
 	for (int k = 1; k <= D && p->nk < 16; k *= 2)
-		if (b % k == 0 && size_index(g, b / k) >= 0)
+		if (b % k == 0 && graph_size_index(g, b / k) >= 0)
 			p->degree[p->nk++] = k;
 	int K = p->K;
 	p->m = milp_new();
@@ -270,7 +259,7 @@ enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 		for (int i = 0; i < g->nsizes; i++)
 			worst = graph_op_time(g, v, i) > worst ? graph_op_time(g, v, i) : worst;
 		MT += worst + 2.0 * D * g->ops[v].weight_bytes / g->machine.link_bandwidth;
-		MM += static_bytes(&g->machine, g->ops[v].weight_bytes) + K * b * g->ops[v].act_bytes;
+		MM += graph_static_bytes(&g->machine, g->ops[v].weight_bytes) + K * b * g->ops[v].act_bytes;
 	}
 	for (int e = 0; e < g->nedges; e++)
 		MT += comm_cost(g, e, b);

@@ -18,6 +18,7 @@
  * part's exit count.
  */
 #include "graph/partition.h"
+#include "graph/cost.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -58,26 +59,6 @@ struct dp {
 
 /* ---- stage cost -------------------------------------------------------------- */
 
-static int size_index(const struct graph *g, int per_device)
-{
-	for (int i = 0; i < g->nsizes; i++)
-		if (g->microbatch_sizes[i] == per_device)
-			return i;
-	return -1;
-}
-
-static double allreduce(const struct machine *mc, double w, int k)
-{
-	if (k <= 1)
-		return 0;
-	return 2.0 * (k - 1) * (mc->link_latency_us + w / (k * mc->link_bandwidth));
-}
-
-static double static_bytes(const struct machine *mc, double w)
-{
-	return 2 * w + w / mc->bytes_per_param * mc->optimizer_bytes_per_param;
-}
-
 /* Time per micro-batch and memory per device of a stage with costs c and
  * degree k at micro-batch b, m micro-batches, n in flight; false if b / k
  * has no cost entry. */
@@ -86,14 +67,13 @@ static bool stage_metrics(const struct graph *g, const struct runcost *c, int k,
 {
 	if (b % k)
 		return false;
-	int i = size_index(g, b / k);
+	int i = graph_size_index(g, b / k);
 	if (i < 0)
 		return false;
 	const struct machine *mc = &g->machine;
-	*time = c->time[i] + 2 * (c->in_edges * mc->link_latency_us +
-				  c->in_bytes * b / mc->link_bandwidth) +
-		allreduce(mc, c->weight, k) / m;
-	*mem = static_bytes(mc, c->weight) + (double)n * (b / k) * c->act;
+	*time = c->time[i] + graph_comm(mc, c->in_edges, c->in_bytes, b) +
+		graph_allreduce(mc, c->weight, k) / m;
+	*mem = graph_static_bytes(mc, c->weight) + (double)n * (b / k) * c->act;
 	return true;
 }
 
@@ -411,7 +391,7 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 		ok = !run_cost(g, st->ops, st->nops, mark, &c) &&
 		     stage_metrics(g, &c, st->degree, p->microbatch, p->microbatches, st->inflight,
 				   &st->time, &st->memory);
-		int i = ok ? size_index(g, p->microbatch / st->degree) : 0;
+		int i = ok ? graph_size_index(g, p->microbatch / st->degree) : 0;
 		st->fwd = st->bwd = st->wgrad = 0;
 		for (int k = 0; ok && k < st->nops; k++) {
 			st->fwd += g->ops[st->ops[k]].fwd[i];
@@ -523,12 +503,11 @@ static bool search_size(struct dp *dp, struct seg *root, int b, double precision
 		for (int i = 0; i < g->nsizes; i++)
 			hi += graph_op_time(g, v, i);
 	for (int e = 0; e < g->nedges; e++)
-		hi += 2 * (g->machine.link_latency_us +
-			   g->ops[g->edges[e][0]].out_bytes * b / g->machine.link_bandwidth);
+		hi += graph_comm(&g->machine, 1, g->ops[g->edges[e][0]].out_bytes, b);
 	double wsum = 0;
 	for (int v = 0; v < g->nops; v++)
 		wsum += g->ops[v].weight_bytes;
-	hi = (hi + allreduce(&g->machine, wsum, dp->D) + 1) / b;
+	hi = (hi + graph_allreduce(&g->machine, wsum, dp->D) + 1) / b;
 	if (!feasible(dp, root, hi))
 		return false;
 	double lo = 0;
@@ -595,7 +574,7 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 	bool any = false;
 	for (int i = 0; !st && i < nsizes; i++) {
 		struct partition p;
-		if (sizes[i] < 1 || g->batch % sizes[i] || size_index(g, sizes[i]) < 0)
+		if (sizes[i] < 1 || g->batch % sizes[i] || graph_size_index(g, sizes[i]) < 0)
 			continue;
 		if (!search_size(&dp, &dp.segs[0], sizes[i], precision, &p))
 			continue;
