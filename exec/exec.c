@@ -25,72 +25,55 @@ static float *fresh(size_t n)
 	return x;
 }
 
-static void fill(float *x, size_t n, unsigned seed)
-{
-	for (size_t i = 0; i < n; i++)
-		x[i] = (float)(((i + 1) * 2654435761u + seed * 40503u) % 2001) / 2000.0f - 0.5f;
-}
-
-static float gelu(float x)
-{
-	return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
-
-static float gelu_grad(float x)
-{
-	float t = tanhf(0.7978845608f * (x + 0.044715f * x * x * x));
-	return 0.5f * (1 + t) + 0.5f * x * (1 - t * t) * 0.7978845608f * (1 + 3 * 0.044715f * x * x);
-}
-
 /* ---- the ops (same code for the workers and the reference) ------------------- */
 
 /* Buffers are allocated up front (run_init), so no op allocates while it
  * is timed; "live" is the bookkeeping of which are in use. */
+static float *arena_of(const struct run *r, int l, int j)
+{
+	return r->arena[(size_t)l * r->M + j];
+}
+
+/* F(l, j): the stage's input is the micro-batch at a source stage, else the
+ * sum of its predecessors' outputs (in edge order). */
 static void op_forward(struct run *r, int l, int j)
 {
 	const struct instance *in = r->in;
-	size_t id = (size_t)l * r->M + j;
-	float *a = r->a[id], *z = r->z[id], *y = r->y[id];
+	float *a = net_act(r->m, arena_of(r, l, j), 0);
 	if (in->pred_start[l] == in->pred_start[l + 1])
 		memcpy(a, r->input + (size_t)j * r->act, r->act * sizeof *a);
 	else
 		memset(a, 0, r->act * sizeof *a);
 	for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
-		const float *p = r->y[(size_t)in->pred[i].stage * r->M + j];
+		const float *p = exec_output(r, in->pred[i].stage, j);
 		for (size_t k = 0; k < r->act; k++)
 			a[k] += p[k];
 	}
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r->R, r->H, r->H, 1.0f, a, r->H,
-		    r->W[l], r->H, 0.0f, z, r->H);
-	for (size_t k = 0; k < r->act; k++)
-		y[k] = gelu(z[k]);
+	net_forward(r->m, l, r->W[l], arena_of(r, l, j));
 }
 
 static void op_weight(struct run *r, int l, int j)
 {
-	size_t id = (size_t)l * r->M + j;
-	cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r->H, r->H, r->R, 1.0f, r->a[id], r->H,
-		    r->z[id], r->H, 1.0f, r->dW[l], r->H);
+	net_weight(r->m, l, arena_of(r, l, j), r->dW[l]);
 }
 
+/* B(l, j): the output gradient is y at a sink (the loss is 1/2 |y|^2 over
+ * the sinks' outputs), else the sum of the successors' input gradients. */
 static void op_backward(struct run *r, int l, int j)
 {
 	const struct instance *in = r->in;
-	size_t id = (size_t)l * r->M + j;
-	float *dy = r->dy[id], *z = r->z[id], *g = r->g[id];
+	float *arena = arena_of(r, l, j);
+	float *dy = net_grad(r->m, l, arena, r->m->st[l].n);
 	if (in->succ_start[l] == in->succ_start[l + 1])
-		memcpy(dy, r->y[id], r->act * sizeof *dy);   /* d(1/2 |y|^2)/dy */
+		memcpy(dy, exec_output(r, l, j), r->act * sizeof *dy);
 	else
 		memset(dy, 0, r->act * sizeof *dy);
 	for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++) {
-		const float *s = r->g[(size_t)in->succ[i].stage * r->M + j];
+		const float *s = exec_input_grad(r, in->succ[i].stage, j);
 		for (size_t k = 0; k < r->act; k++)
 			dy[k] += s[k];
 	}
-	for (size_t k = 0; k < r->act; k++)
-		z[k] = dy[k] * gelu_grad(z[k]);   /* z now holds dz */
-	cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r->R, r->H, r->H, 1.0f, z, r->H,
-		    r->W[l], r->H, 0.0f, g, r->H);
+	net_backward(r->m, l, r->W[l], arena);
 	if (!in->split_backward)
 		op_weight(r, l, j);
 }
@@ -192,6 +175,9 @@ static void *worker(void *arg)
 
 /* ---- set-up, reference, checks -------------------------------------------------- */
 
+/* The most the executor allocates for one run (the reference doubles it). */
+#define EXEC_MAX_BYTES (4.0 * 1024 * 1024 * 1024)
+
 void exec_run_release(struct run *r)
 {
 	size_t n = (size_t)r->L * r->M;
@@ -199,20 +185,11 @@ void exec_run_release(struct run *r)
 		free(r->W[l]);
 		free(r->dW[l]);
 	}
-	for (size_t i = 0; r->a && i < n; i++) {
-		free(r->a[i]);
-		free(r->z[i]);
-		free(r->y[i]);
-		free(r->g[i]);
-		free(r->dy[i]);
-	}
+	for (size_t i = 0; r->arena && i < n; i++)
+		free(r->arena[i]);
 	free(r->W);
 	free(r->dW);
-	free(r->a);
-	free(r->z);
-	free(r->y);
-	free(r->g);
-	free(r->dy);
+	free(r->arena);
 	free(r->fdone);
 	free(r->bdone);
 	free(r->live);
@@ -223,49 +200,48 @@ void exec_run_release(struct run *r)
 	pthread_cond_destroy(&r->cv);
 }
 
+/* Deterministic input values in [-0.5, 0.5]. */
+static void fill_input(float *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = (float)(((i + 1) * 2654435761u + 7 * 40503u) % 2001) / 2000.0f - 0.5f;
+}
+
 int exec_run_init(struct run *r, const struct instance *in, const struct schedule *s,
-		  const struct exec_options *o)
+		  const struct exec_model *m)
 {
 	memset(r, 0, sizeof *r);
 	r->in = in;
 	r->s = s;
+	r->m = m;
 	r->L = in->stages;
 	r->M = in->microbatches;
-	r->H = o->hidden;
-	r->R = o->rows;
+	r->H = m->H;
+	r->R = m->R;
 	r->act = (size_t)r->R * r->H;
-	r->watchdog = o->watchdog;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->cv, NULL);
 	size_t n = (size_t)r->L * r->M;
 	r->W = calloc(r->L, sizeof *r->W);
 	r->dW = calloc(r->L, sizeof *r->dW);
-	r->a = calloc(n, sizeof *r->a);
-	r->z = calloc(n, sizeof *r->z);
-	r->y = calloc(n, sizeof *r->y);
-	r->g = calloc(n, sizeof *r->g);
-	r->dy = calloc(n, sizeof *r->dy);
+	r->arena = calloc(n, sizeof *r->arena);
 	r->fdone = calloc(n, 1);
 	r->bdone = calloc(n, 1);
 	r->live = calloc(in->devices, sizeof *r->live);
 	r->peak = calloc(in->devices, sizeof *r->peak);
 	r->input = fresh((size_t)r->M * r->act);
 	r->ev = calloc((size_t)inst_nops(in), sizeof *r->ev);
-	if (!r->W || !r->dW || !r->a || !r->z || !r->y || !r->g || !r->dy || !r->fdone || !r->bdone ||
-	    !r->live || !r->peak || !r->input || !r->ev)
+	if (!r->W || !r->dW || !r->arena || !r->fdone || !r->bdone || !r->live || !r->peak ||
+	    !r->input || !r->ev)
 		return -1;
-	fill(r->input, (size_t)r->M * r->act, 7);
+	fill_input(r->input, (size_t)r->M * r->act);
 	for (size_t i = 0; i < n; i++)
-		if (!(r->a[i] = fresh(r->act)) || !(r->z[i] = fresh(r->act)) ||
-		    !(r->y[i] = fresh(r->act)) || !(r->g[i] = fresh(r->act)) ||
-		    !(r->dy[i] = fresh(r->act)))
+		if (!(r->arena[i] = fresh(m->st[i / r->M].arena)))
 			return -1;
 	for (int l = 0; l < r->L; l++) {
-		if (!(r->W[l] = fresh((size_t)r->H * r->H)) || !(r->dW[l] = fresh((size_t)r->H * r->H)))
+		if (!(r->W[l] = fresh(m->st[l].weights)) || !(r->dW[l] = fresh(m->st[l].weights)))
 			return -1;
-		fill(r->W[l], (size_t)r->H * r->H, 100 + l);
-		for (size_t k = 0; k < (size_t)r->H * r->H; k++)
-			r->W[l][k] *= 2.0f / sqrtf((float)r->H);
+		net_init_weights(m, l, r->W[l]);
 	}
 	return 0;
 }
@@ -285,17 +261,18 @@ static void reference(struct run *r)
 	}
 }
 
+/* max |x - ref| over all weight gradients, relative to max |ref|. */
 static double max_rel_err(const struct run *x, const struct run *ref)
 {
 	double worst = 0, scale = 0;
-	size_t n = (size_t)x->H * x->H;
 	for (int l = 0; l < x->L; l++)
-		for (size_t k = 0; k < n; k++)
+		for (size_t k = 0; k < x->m->st[l].weights; k++)
 			scale = fabs(ref->dW[l][k]) > scale ? fabs(ref->dW[l][k]) : scale;
 	for (int l = 0; l < x->L; l++)
-		for (size_t k = 0; k < n; k++) {
+		for (size_t k = 0; k < x->m->st[l].weights; k++) {
 			double e = fabs(x->dW[l][k] - ref->dW[l][k]) / (scale > 0 ? scale : 1);
-			worst = e > worst ? e : worst;
+			if (e > worst || isnan(e))
+				worst = isnan(e) ? INFINITY : e;
 		}
 	return worst;
 }
@@ -319,78 +296,114 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median seconds of F, B, W of a source stage on micro-batch 0, n runs
- * each (every stage has the same shape). */
-static void calibrate(const struct instance *in, const struct exec_options *o, double out[3])
+static double median(double *t, int n)
+{
+	if (!n)
+		return 0;
+	qsort(t, n, sizeof *t, cmp_double);
+	return n % 2 ? t[n / 2] : (t[n / 2 - 1] + t[n / 2]) / 2;
+}
+
+static double mean(const double *t, int n)
+{
+	double sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += t[i];
+	return n ? sum / n : 0;
+}
+
+/* Median seconds of each stage's F, B, W (cost[k * L + l]) timed alone,
+ * n runs each on micro-batches 0, 1, ... in turn (a different micro-batch's
+ * buffers each time, as in a run). */
+static int calibrate(const struct instance *in, const struct exec_model *m, int runs,
+		     double *cost)
 {
 	struct run r;
 	double t[3][64];
-	int n = o->calibration_runs < 64 ? o->calibration_runs : 64;
-	if (exec_run_init(&r, in, NULL, o)) {
-		out[0] = out[1] = out[2] = 0;
+	int n = runs < 64 ? runs : 64;
+	if (exec_run_init(&r, in, NULL, m)) {
 		exec_run_release(&r);
-		return;
+		return -1;
 	}
-	/* the kernels directly: a backward on its own would wait for its
-	 * successors' gradients */
-	int l0 = in->topo[0];
-	for (int i = 0; i < n; i++) {
-		int j = i % r.M;   /* a different micro-batch's buffers each time, as in a run */
-		double t0 = clock_seconds();
-		op_forward(&r, l0, j);
-		t[0][i] = clock_seconds() - t0;
-		size_t id = (size_t)l0 * r.M + j;
-		float *dz = r.z[id], *g = r.g[id];
-		t0 = clock_seconds();
-		for (size_t k = 0; k < r.act; k++)
-			dz[k] = r.y[id][k] * gelu_grad(dz[k]);
-		cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r.R, r.H, r.H, 1.0f, dz, r.H,
-			    r.W[l0], r.H, 0.0f, g, r.H);
-		t[1][i] = clock_seconds() - t0;
-		t0 = clock_seconds();
-		cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, r.H, r.H, r.R, 1.0f, r.a[id], r.H,
-			    dz, r.H, 1.0f, r.dW[l0], r.H);
-		t[2][i] = clock_seconds() - t0;
-	}
-	for (int k = 0; k < 3; k++) {
-		qsort(t[k], n, sizeof t[k][0], cmp_double);
-		out[k] = t[k][n / 2];
+	for (int l = 0; l < r.L; l++) {
+		for (int i = 0; i < n; i++) {
+			int j = i % r.M;
+			double t0 = clock_seconds();
+			op_forward(&r, l, j);
+			double t1 = clock_seconds();
+			op_backward(&r, l, j);
+			double t2 = clock_seconds();
+			if (in->split_backward)
+				op_weight(&r, l, j);
+			t[0][i] = t1 - t0;
+			t[1][i] = t2 - t1;
+			t[2][i] = clock_seconds() - t2;
+		}
+		for (int k = 0; k < 3; k++)
+			cost[k * r.L + l] = median(t[k], n);
 	}
 	exec_run_release(&r);
+	return 0;
 }
 
-/* Median seconds of each kind's ops in the run itself (out[k] = 0 for a
- * kind that did not run). */
-static void run_medians(const struct exec_event *ev, int n, double out[3])
+/* Mean seconds of each (kind, stage)'s ops in the run itself
+ * (cost[k * L + l]), and of each kind over all stages (all[k]). The mean,
+ * not the median: a makespan is a sum of durations, whose expectation is
+ * the sum of the means, and op times in a run are right-skewed (two
+ * workers contend for caches and memory): on the 2-stage bench the median
+ * predicted 5-8 % low, the mean within a few percent (bench/results). */
+static int run_medians(const struct exec_event *ev, int n, int L, double *cost, double all[3])
 {
 	double *t = malloc((n ? n : 1) * sizeof *t);
+	if (!t)
+		return -1;
 	for (int k = 0; k < 3; k++) {
-		int m = 0;
-		for (int i = 0; t && i < n; i++)
+		int c = 0;
+		for (int i = 0; i < n; i++)
 			if (ev[i].kind == k)
-				t[m++] = ev[i].end - ev[i].start;
-		out[k] = 0;
-		if (m) {
-			qsort(t, m, sizeof *t, cmp_double);
-			out[k] = t[m / 2];
+				t[c++] = ev[i].end - ev[i].start;
+		all[k] = mean(t, c);
+		for (int l = 0; l < L; l++) {
+			c = 0;
+			for (int i = 0; i < n; i++)
+				if (ev[i].kind == k && ev[i].stage == l)
+					t[c++] = ev[i].end - ev[i].start;
+			cost[k * L + l] = mean(t, c);
 		}
 	}
 	free(t);
+	return 0;
 }
 
-/* The simulator's makespan with the calibrated costs (seconds). */
-static enum status predict(const struct instance *in, const struct schedule *s,
-			   const double cost[3], double *out, struct error *err)
+static json_t *micro_list(const double *sec, int L, double add_to_each, const double *plus)
 {
+	json_t *a = json_array();
+	for (int l = 0; l < L; l++) {
+		double x = sec[l] + add_to_each + (plus ? plus[l] : 0);
+		json_int_t us = (json_int_t)llround(x * 1e6);
+		json_array_append_new(a, json_integer(us > 1 ? us : 1));
+	}
+	return a;
+}
+
+/* The simulator's makespan (seconds) with per-stage costs cost[k * L + l]
+ * in seconds (rounded to whole microseconds, at least 1), no comm: the
+ * workers share memory, so a message costs nothing beyond its op. */
+static enum status predict(const struct instance *in, const struct schedule *s,
+			   const double *cost, double *out, struct error *err)
+{
+	int L = in->stages;
 	json_t *j = instance_canonical_json(in);
-	json_int_t us[3];
-	for (int k = 0; k < 3; k++)
-		us[k] = (json_int_t)llround(cost[k] * 1e6) > 1 ? (json_int_t)llround(cost[k] * 1e6) : 1;
 	json_t *c = json_object_get(j, "cost");
-	json_object_set_new(c, "F", json_integer(us[0]));
-	json_object_set_new(c, "B", json_integer(in->split_backward ? us[1] : us[1] + us[2]));
-	if (in->split_backward)
-		json_object_set_new(c, "W", json_integer(us[2]));
+	json_object_set_new(c, "F", micro_list(cost, L, 0, NULL));
+	json_object_set_new(c, "B", micro_list(cost + L, L, 0, in->split_backward ? NULL : cost + 2 * L));
+	if (in->split_backward) {
+		/* a W may cost under a microsecond; the instance allows 0 */
+		json_t *w = json_array();
+		for (int l = 0; l < L; l++)
+			json_array_append_new(w, json_integer(llround(cost[2 * L + l] * 1e6)));
+		json_object_set_new(c, "W", w);
+	}
 	json_object_set_new(j, "comm", json_integer(0));
 	json_object_del(j, "objective");
 	char *text = json_dumps(j, 0);
@@ -416,10 +429,11 @@ void exec_options_init(struct exec_options *o)
 }
 
 enum status exec_prepare(const struct instance *in, const struct schedule *s,
-			 const struct exec_options *o, struct error *err)
+			 const struct exec_options *o, struct exec_model **m, struct error *err)
 {
 	struct sim *sim = sim_new(in);
 	struct sim_result sr;
+	*m = NULL;
 	if (!sim)
 		return err_set(err, "exec: out of memory");
 	if (sim_run(sim, s, &sr, err)) {
@@ -429,6 +443,18 @@ enum status exec_prepare(const struct instance *in, const struct schedule *s,
 	sim_free(sim);
 	if (o->hidden < 1 || o->hidden > 8192 || o->rows < 1 || o->rows > 65536)
 		return err_set(err, "exec: hidden must be 1 to 8192 and rows 1 to 65536");
+	if (exec_model_build(in, o->hidden, o->rows, m, err))
+		return STATUS_ERROR;
+	double bytes = 0;
+	for (int l = 0; l < in->stages; l++)
+		bytes += 4.0 * ((double)(*m)->st[l].arena * in->microbatches + 2.0 * (*m)->st[l].weights);
+	if (bytes > EXEC_MAX_BYTES) {
+		exec_model_free(*m);
+		*m = NULL;
+		return err_set(err, "exec: the run needs %.1f GiB of buffers (%d stages x %d micro-batches, width %d, %d rows), more than the %.0f GiB limit; use a smaller --hidden or --rows",
+			       bytes / (1 << 30), in->stages, in->microbatches, o->hidden, o->rows,
+			       EXEC_MAX_BYTES / (1 << 30));
+	}
 	/* one worker is one device: single-threaded kernels, in the run and
 	 * in the calibration alike */
 	openblas_set_num_threads(1);
@@ -440,27 +466,31 @@ enum status exec_finish(const struct instance *in, const struct schedule *s,
 			struct error *err)
 {
 	struct run ref;
-	enum status st = STATUS_OK;
-	if (exec_run_init(&ref, in, s, o)) {
+	int L = in->stages;
+	if (exec_run_init(&ref, in, s, run->m)) {
 		exec_run_release(&ref);
 		return err_set(err, "exec: out of memory for the reference");
 	}
 	reference(&ref);
 	res->grad_max_rel_err = max_rel_err(run, &ref);
 	exec_run_release(&ref);
+	res->stages = L;
 	res->peak_live = calloc(in->devices, sizeof(int));
 	res->predicted_peak = calloc(in->devices, sizeof(int));
-	if (!res->peak_live || !res->predicted_peak)
+	res->stage_seconds = calloc(3 * (size_t)L, sizeof(double));
+	double *kernel = calloc(3 * (size_t)L, sizeof(double));
+	if (!res->peak_live || !res->predicted_peak || !res->stage_seconds || !kernel ||
+	    calibrate(in, run->m, o->calibration_runs, kernel) ||
+	    run_medians(run->ev, run->nev, L, res->stage_seconds, res->op_seconds)) {
+		free(kernel);
 		return err_set(err, "exec: out of memory");
+	}
 	memcpy(res->peak_live, run->peak, in->devices * sizeof(int));
 	predicted_peaks(in, s, res->predicted_peak);
-	calibrate(in, o, res->kernel_seconds);
-	run_medians(run->ev, run->nev, res->op_seconds);
-	if (!in->split_backward)   /* B included the weight gradient */
-		res->op_seconds[2] = 0;
-	st = predict(in, s, res->op_seconds, &res->predicted_makespan_s, err);
+	enum status st = predict(in, s, res->stage_seconds, &res->predicted_makespan_s, err);
 	if (!st)
-		st = predict(in, s, res->kernel_seconds, &res->kernel_makespan_s, err);
+		st = predict(in, s, kernel, &res->kernel_makespan_s, err);
+	free(kernel);
 	res->ratio = res->predicted_makespan_s > 0 ?
 		res->measured_makespan_s / res->predicted_makespan_s : 0;
 	res->events = run->ev;
@@ -472,15 +502,18 @@ enum status exec_finish(const struct instance *in, const struct schedule *s,
 enum status exec_run(const struct instance *in, const struct schedule *s,
 		     const struct exec_options *o, struct exec_result *res, struct error *err)
 {
+	struct exec_model *m;
 	memset(res, 0, sizeof *res);
-	if (exec_prepare(in, s, o, err))
+	if (exec_prepare(in, s, o, &m, err))
 		return STATUS_ERROR;
 	struct run run;
-	if (exec_run_init(&run, in, s, o)) {
+	if (exec_run_init(&run, in, s, m)) {
 		exec_run_release(&run);
+		exec_model_free(m);
 		return err_set(err, "exec: out of memory for %d stages x %d micro-batches", in->stages,
 			       in->microbatches);
 	}
+	run.watchdog = o->watchdog;
 	enum status st = STATUS_OK;
 	pthread_t *tid = calloc(in->devices, sizeof *tid);
 	struct worker_arg *args = calloc(in->devices, sizeof *args);
@@ -504,6 +537,7 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 	free(tid);
 	free(args);
 	exec_run_release(&run);
+	exec_model_free(m);
 	if (st)
 		exec_result_release(res);
 	return st;
@@ -513,6 +547,7 @@ void exec_result_release(struct exec_result *r)
 {
 	free(r->peak_live);
 	free(r->predicted_peak);
+	free(r->stage_seconds);
 	free(r->events);
 	memset(r, 0, sizeof *r);
 }

@@ -1,32 +1,34 @@
 /*
- * The executor: runs a schedule on real tensors, one worker thread per
- * device, and checks it against the model.
+ * The executor: runs a schedule on real tensors, one worker thread (or MPI
+ * rank) per device, and checks it against the model.
  *
- * The model: every stage l is a layer y = gelu(a W_l) of width H (fp32,
- * W_l H x H, deterministic values), a = the input micro-batch (B_rows x H)
- * at source stages, else the sum of the predecessors' outputs (in edge
- * order); the loss is 1/2 sum of squares of the sink stages' outputs. Per
- * micro-batch j:
- *   F(l, j): z = a W_l, y = gelu(z); keeps a and z (one live activation)
- *   B(l, j): dz = dy * gelu'(z) with dy = the sum of the successors' input
- *            gradients (or y at a sink), da = dz W_l^T (sent back);
- *            fused backward: also dW_l += a^T dz and frees the activation
- *   W(l, j): dW_l += a^T dz, frees the activation (really deferred: the
- *            worker runs it where the schedule puts it)
+ * The model (model.h): every stage is a chain of layers of width H (fp32:
+ * linear, GELU, layer norm, one-head attention) built from the model
+ * graph's operators the instance names in "model" (what `pipeopt partition
+ * -o` writes), or one linear + GELU per stage without it. A stage's input
+ * is the micro-batch (R x H, deterministic values) at a source stage, else
+ * the sum of its predecessors' outputs (in edge order); the loss is 1/2
+ * the sum of squares of the sink stages' outputs. Per micro-batch j:
+ *   F(l, j): the layers forward, keeping what the backward needs (one live
+ *            activation of the stage);
+ *   B(l, j): output gradient = the sum of the successors' input gradients
+ *            (or y at a sink), the layers backward to the input gradient
+ *            (sent back); a fused backward also accumulates the weight
+ *            gradients and frees the activation;
+ *   W(l, j): the weight gradients accumulate; the activation is freed
+ *            (really deferred: the worker runs it where the schedule puts it).
  * Workers exchange activations and gradients through per-(stage,
- * micro-batch) slots; a worker waiting longer than the watchdog's limit
- * fails the run with the op it waits for.
+ * micro-batch) arenas (or MPI messages); a worker waiting longer than the
+ * watchdog's limit fails the run with the op it waits for.
  *
  * Checks: the weight gradients against a single-thread sequential
  * reference over the same micro-batches (same accumulation order: W's of a
  * stage run in micro-batch order, so equality is exact); the peak number
  * of live activations per device against the prediction from the order
  * alone (F +1; W, or B when fused, -1); the measured makespan against the
- * simulator's, timed with per-op costs measured on this machine: the
- * median duration of each kind in this run (so the comparison tests the
- * schedule's timing model: dependencies, order, waits), and, for contrast,
- * the kernels timed alone on warm buffers (which a run, touching a new
- * micro-batch's buffers at every op, does not see).
+ * simulator's with each (kind, stage)'s mean duration in this run (so
+ * the comparison tests the schedule's timing model: dependencies, order,
+ * waits), and, for contrast, with each stage's ops timed alone.
  */
 #ifndef PIPEOPT_EXEC_H
 #define PIPEOPT_EXEC_H
@@ -56,9 +58,12 @@ struct exec_result {
 	double measured_makespan_s;
 	double predicted_makespan_s;       /* simulated with the run's median op costs */
 	double ratio;                      /* measured / predicted */
-	double op_seconds[3];              /* median F, B, W in the run */
-	double kernel_seconds[3];          /* median F, B, W timed alone */
-	double kernel_makespan_s;          /* simulated with those */
+	double op_seconds[3];              /* mean F, B, W in the run, all stages */
+	int stages;                        /* L */
+	double *stage_seconds;             /* [3 * L] mean of each (kind, stage) in
+	                                      the run: what predicted_makespan_s uses */
+	double kernel_makespan_s;          /* simulated with each stage's ops timed
+	                                      alone (median) */
 	int nevents;
 	struct exec_event *events;         /* [nevents] for the trace */
 };

@@ -9,16 +9,17 @@
 #include <stdbool.h>
 
 #include "exec/exec.h"
+#include "exec/model.h"
 
 struct run {
 	const struct instance *in;
 	const struct schedule *s;
+	const struct exec_model *m;
 	int L, M, H, R;
 	size_t act;                 /* floats per activation: R * H */
-	float **W, **dW;            /* [L] H x H */
+	float **W, **dW;            /* [L] each stage's weights, their gradients */
 	float *input;               /* [M] R x H */
-	float **a, **z, **y, **g, **dy;   /* [L * M] input, pre-activation (then dz),
-	                                     output, input gradient, output gradient */
+	float **arena;              /* [L * M] what a (stage, micro-batch) keeps (model.h) */
 	unsigned char *fdone, *bdone;   /* [L * M] */
 	int *live, *peak;           /* [D] */
 	struct exec_event *ev;
@@ -30,11 +31,25 @@ struct run {
 	struct error err;
 };
 
-/* Validate the schedule and set single-threaded kernels. */
+/* Stage l's output on micro-batch j (sent to its successors), and its
+ * input gradient (sent to its predecessors). */
+static inline float *exec_output(const struct run *r, int l, int j)
+{
+	return net_act(r->m, r->arena[(size_t)l * r->M + j], r->m->st[l].n);
+}
+
+static inline float *exec_input_grad(const struct run *r, int l, int j)
+{
+	return net_grad(r->m, l, r->arena[(size_t)l * r->M + j], 0);
+}
+
+/* Validate the schedule, build the model (*m, the caller frees it; the
+ * buffers it needs are checked against a limit) and set single-threaded
+ * kernels. */
 enum status exec_prepare(const struct instance *in, const struct schedule *s,
-			 const struct exec_options *o, struct error *err);
+			 const struct exec_options *o, struct exec_model **m, struct error *err);
 int exec_run_init(struct run *r, const struct instance *in, const struct schedule *s,
-		  const struct exec_options *o);
+		  const struct exec_model *m);
 void exec_run_release(struct run *r);
 /* Run op o's kernel (F, B or W). */
 void exec_op(struct run *r, const struct op *o);

@@ -73,13 +73,13 @@ static bool inputs(struct run *r, int d, const struct op *o)
 	if (o->kind == OP_F) {
 		for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++) {
 			int p = in->pred[i].stage, e = in->stage_device[p];
-			if (e != d && !receive(r, e, OP_F, p, j, r->y[(size_t)p * r->M + j]))
+			if (e != d && !receive(r, e, OP_F, p, j, exec_output(r, p, j)))
 				return false;
 		}
 	} else if (o->kind == OP_B) {
 		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++) {
 			int s = in->succ[i].stage, e = in->stage_device[s];
-			if (e != d && !receive(r, e, OP_B, s, j, r->g[(size_t)s * r->M + j]))
+			if (e != d && !receive(r, e, OP_B, s, j, exec_input_grad(r, s, j)))
 				return false;
 		}
 	}
@@ -93,9 +93,9 @@ static void outputs(struct run *r, int d, const struct op *o, MPI_Request *reqs,
 	int l = o->stage, j = o->mb;
 	const struct stage_link *nb = o->kind == OP_F ? in->succ : in->pred;
 	const int *start = o->kind == OP_F ? in->succ_start : in->pred_start;
-	float *data = o->kind == OP_F ? r->y[(size_t)l * r->M + j] : r->g[(size_t)l * r->M + j];
 	if (o->kind == OP_W)
 		return;
+	float *data = o->kind == OP_F ? exec_output(r, l, j) : exec_input_grad(r, l, j);
 	for (int i = start[l]; i < start[l + 1]; i++) {
 		int e = in->stage_device[nb[i].stage];
 		if (e != d)
@@ -141,15 +141,14 @@ static bool run_row(struct run *r, int d, struct error *err)
 static void gather(struct run *r, int rank, int size)
 {
 	const struct instance *in = r->in;
-	size_t w = (size_t)r->H * r->H;
 	for (int l = 0; l < r->L; l++) {
-		int owner = in->stage_device[l];
-		if (owner == 0)
+		int owner = in->stage_device[l], w = (int)r->m->st[l].weights;
+		if (owner == 0 || w == 0)
 			continue;
 		if (rank == owner)
-			MPI_Send(r->dW[l], (int)w, MPI_FLOAT, 0, l, MPI_COMM_WORLD);
+			MPI_Send(r->dW[l], w, MPI_FLOAT, 0, l, MPI_COMM_WORLD);
 		else if (rank == 0)
-			MPI_Recv(r->dW[l], (int)w, MPI_FLOAT, owner, l, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Recv(r->dW[l], w, MPI_FLOAT, owner, l, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 	}
 	int mine = r->peak[rank];
 	MPI_Gather(&mine, 1, MPI_INT, r->peak, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -187,16 +186,19 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 	if (flag && tag_ub && inst_nops(in) > *tag_ub)
 		return err_set(err, "exec: %d ops, more than this MPI's largest tag %d", inst_nops(in),
 			       *tag_ub);
-	enum status st = exec_prepare(in, s, o, err);
+	struct exec_model *m = NULL;
+	enum status st = exec_prepare(in, s, o, &m, err);
 	struct run run;
-	int bad = st ? 1 : exec_run_init(&run, in, s, o);
+	int bad = st ? 1 : exec_run_init(&run, in, s, m);
 	int any_bad = 0;
 	MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (any_bad) {
 		if (!st)
 			exec_run_release(&run);
+		exec_model_free(m);
 		return st ? st : err_set(err, "exec: out of memory on some rank");
 	}
+	run.watchdog = o->watchdog;
 	MPI_Barrier(MPI_COMM_WORLD);
 	run.t0 = clock_seconds();
 	int failed = !run_row(&run, rank, err), any_failed = 0;
@@ -204,6 +206,7 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 	MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
 	if (any_failed) {
 		exec_run_release(&run);
+		exec_model_free(m);
 		return failed ? STATUS_ERROR : err_set(err, "exec: another rank failed (watchdog)");
 	}
 	MPI_Reduce(&mine, &longest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -212,6 +215,9 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 	if (rank == 0)
 		st = exec_finish(in, s, o, &run, res, err);
 	exec_run_release(&run);
+	exec_model_free(m);
+	if (st)
+		exec_result_release(res);
 	return st;
 }
 

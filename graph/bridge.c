@@ -8,7 +8,9 @@
  *     edges u -> v from a to c) / bandwidth, rounded up;
  *   memory F = the stage's activations per micro-batch (KiB, rounded up),
  *     B = -F, W = 0; limit = (memory_bytes - weights, gradients and
- *     optimizer state) in KiB, rounded down.
+ *     optimizer state) in KiB, rounded down;
+ *   model = each stage's operators (name, kind) in the graph's topological
+ *     order, for the executor (`pipeopt exec` builds the stages from it).
  */
 #include "graph/bridge.h"
 
@@ -31,6 +33,19 @@ static json_t *stage_list(const struct partition *p, int which)
 		json_array_append_new(a, json_integer(up(x, which < 2 ? 1 : 0)));
 	}
 	return a;
+}
+
+static json_t *stage_model(const struct graph *g, const struct partition *p, const int *of)
+{
+	json_t *stages = json_array();
+	for (int s = 0; s < p->nstages; s++)
+		json_array_append_new(stages, json_array());
+	for (int i = 0; of && i < g->nops; i++) {   /* the graph's topological order */
+		int v = g->topo[i];
+		json_array_append_new(json_array_get(stages, of[v]), json_pack("{s:s,s:s}", "name",
+			g->ops[v].name, "kind", g->ops[v].kind));
+	}
+	return json_pack("{s:s,s:o}", "graph", g->name, "stages", stages);
 }
 
 json_t *partition_instance_json(const struct graph *g, const struct partition *p,
@@ -63,12 +78,13 @@ json_t *partition_instance_json(const struct graph *g, const struct partition *p
 		json_array_append_new(edges, json_pack("[i,i]", a, c));
 		json_array_append_new(comm, json_integer(up(mc->link_latency_us + bytes / mc->link_bandwidth, 0)));
 	}
+	json_t *model = stage_model(g, p, of);
 	free(of);
-	return json_pack("{s:s,s:i,s:i,s:o,s:o,s:b,s:{s:o,s:o,s:o},s:o,s:{s:o,s:o,s:o,s:o},s:s}",
+	return json_pack("{s:s,s:i,s:i,s:o,s:o,s:b,s:{s:o,s:o,s:o},s:o,s:{s:o,s:o,s:o,s:o},s:s,s:o}",
 		"name", name, "devices", S, "microbatches", p->microbatches, "placement", place,
 		"edges", edges, "split_backward", 1,
 		"cost", "F", stage_list(p, 0), "B", stage_list(p, 1), "W", stage_list(p, 2),
 		"comm", comm,
 		"memory", "F", memF, "B", memB, "W", memW, "limit", limit,
-		"objective", "makespan");
+		"objective", "makespan", "model", model);
 }

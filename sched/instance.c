@@ -587,13 +587,71 @@ static enum status parse_name(const struct ctx *c, json_t *root,
 	return in->name ? STATUS_OK : fail(c, "name", "out of memory");
 }
 
+/* The optional "model": what each stage computes, for the executor:
+ * {"graph": NAME, "stages": [[{"name": OP, "kind": KIND}, ...] per stage]}
+ * with each stage's operators in a topological order. Only its shape is
+ * checked here; the executor checks the kinds. */
+static enum status parse_model_op(const struct ctx *c, json_t *op, int l, int i)
+{
+	char key[96];
+	snprintf(key, sizeof key, "model.stages[%d][%d]", l, i);
+	if (!json_is_object(op))
+		return fail(c, key, "expected an object {\"name\", \"kind\"}, got %s",
+			    json_type_name(op));
+	static const char *const known[] = {"name", "kind", NULL};
+	char prefix[100];
+	snprintf(prefix, sizeof prefix, "%s.", key);
+	if (check_keys(c, prefix, op, known))
+		return STATUS_ERROR;
+	for (int f = 0; f < 2; f++) {
+		json_t *v = json_object_get(op, known[f]);
+		if (!json_is_string(v))
+			return fail(c, key, "\"%s\" must be a string, got %s", known[f],
+				    v ? json_type_name(v) : "nothing");
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_model(const struct ctx *c, json_t *root,
+			       struct instance *in)
+{
+	json_t *m = json_object_get(root, "model");
+	if (!m)
+		return STATUS_OK;
+	if (!json_is_object(m))
+		return fail(c, "model", "expected an object, got %s", json_type_name(m));
+	static const char *const known[] = {"graph", "stages", NULL};
+	if (check_keys(c, "model.", m, known))
+		return STATUS_ERROR;
+	json_t *g = json_object_get(m, "graph"), *st = json_object_get(m, "stages");
+	if (g && !json_is_string(g))
+		return fail(c, "model.graph", "expected a string, got %s", json_type_name(g));
+	if (!json_is_array(st))
+		return fail(c, "model.stages", "expected a list of %d stages' operator lists, got %s",
+			    in->stages, st ? json_type_name(st) : "nothing");
+	if ((int)json_array_size(st) != in->stages)
+		return fail(c, "model.stages", "has %zu entries for %d stages",
+			    json_array_size(st), in->stages);
+	for (int l = 0; l < in->stages; l++) {
+		json_t *ops = json_array_get(st, l);
+		if (!json_is_array(ops))
+			return fail(c, "model.stages", "entry %d: expected a list of operators, got %s",
+				    l, json_type_name(ops));
+		for (int i = 0; i < (int)json_array_size(ops); i++)
+			if (parse_model_op(c, json_array_get(ops, i), l, i))
+				return STATUS_ERROR;
+	}
+	in->model = json_deep_copy(m);
+	return in->model ? STATUS_OK : fail(c, "model", "out of memory");
+}
+
 static enum status parse_root(const struct ctx *c, json_t *root,
 			      struct instance *in)
 {
 	static const char *const known[] = {
 		"name", "description", "devices", "microbatches", "chunks",
 		"placement", "edges", "split_backward", "cost", "comm",
-		"memory", "objective", NULL};
+		"memory", "objective", "model", NULL};
 	if (!json_is_object(root))
 		return err_set(c->err, "instance '%s': expected a JSON object at the top level, got %s",
 			       c->source, json_type_name(root));
@@ -602,6 +660,7 @@ static enum status parse_root(const struct ctx *c, json_t *root,
 	    parse_edges(c, root, in) || parse_costs(c, root, in) ||
 	    check_size(c, in) || parse_comm(c, root, in) ||
 	    parse_memory(c, root, in) || parse_objective(c, root, in) ||
+	    parse_model(c, root, in) ||
 	    build_adjacency(c, in) || order_stages(c, in))
 		return STATUS_ERROR;
 	return STATUS_OK;
@@ -663,6 +722,7 @@ void instance_free(struct instance *in)
 	free(in->succ_start);
 	free(in->succ);
 	free(in->topo);
+	json_decref(in->model);
 	free(in);
 }
 

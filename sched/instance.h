@@ -67,6 +67,9 @@ struct instance {
 	int64_t *limit;            /* [D] memory units; NULL if none */
 
 	enum objective objective;
+	json_t *model;             /* optional "model" (what each stage computes,
+	                              for the executor), as read; not part of the
+	                              problem, so not in the canonical JSON */
 
 	/* Derived, read-only: the stage DAG in both directions (CSR) and a
 	 * topological order of the stages. */
