@@ -3,18 +3,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "exec/exec.h"
 
 static const char usage_text[] =
 	"usage: pipeopt exec INSTANCE (--schedule FILE | --family NAME) [options]\n\n"
-	"Run the schedule on a small real model (every stage a layer gelu(a W) of\n"
-	"width H, fp32, OpenBLAS) with one worker thread per device, then check:\n"
-	"the weight gradients against a single-thread sequential reference, the\n"
-	"peak live activations per device against the prediction from the order,\n"
-	"and the measured makespan against the simulator's with op costs measured\n"
-	"here. A schedule that deadlocks or breaks the instance is refused first.\n\n"
+	"Run the schedule on a small real model with one worker thread per device,\n"
+	"then check: the weight gradients against a single-thread sequential\n"
+	"reference, the peak live activations per device against the prediction\n"
+	"from the order, and the measured makespan against the simulator's with\n"
+	"each stage's op costs measured in the run. The model: each stage's\n"
+	"operators from the instance's \"model\" (what 'pipeopt partition -o'\n"
+	"writes) as layers of width H (linear, GELU, layer norm, attention; fp32,\n"
+	"OpenBLAS), or one linear + GELU layer per stage without it. A schedule\n"
+	"that deadlocks or breaks the instance is refused first.\n\n"
 	"  --schedule FILE          the schedule (json or torch csv)\n"
 	"  --family NAME            or a family's schedule\n"
 	"  --hidden H               layer width (default 256)\n"
@@ -22,6 +26,8 @@ static const char usage_text[] =
 	"  --watchdog S             seconds a worker may wait before the run fails (default 30)\n"
 	"  --workers threads|mpi    worker threads (default), or MPI ranks: run as\n"
 	"                           mpirun -np DEVICES pipeopt exec ... --workers mpi\n"
+	"  --device cpu|cuda        run on CPU threads (default) or on the GPU, one CUDA\n"
+	"                           stream per device (needs a CUDA build and a GPU)\n"
 	"  --trace FILE             per-op timings as a Chrome trace\n"
 	"  --json                   print one JSON object\n";
 
@@ -37,7 +43,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 		{"schedule", required_argument, 0, 's'}, {"family", required_argument, 0, 'f'},
 		{"hidden", required_argument, 0, 'H'}, {"rows", required_argument, 0, 'R'},
 		{"watchdog", required_argument, 0, 'w'}, {"trace", required_argument, 0, 't'},
-		{"workers", required_argument, 0, 'W'},
+		{"workers", required_argument, 0, 'W'}, {"device", required_argument, 0, 'D'},
 		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
 	int c;
 	double v;
@@ -70,6 +76,11 @@ static int parse(int argc, char **argv, struct xopts *o)
 			if (o->mpi && !exec_mpi_available())
 				return cli_usage("exec", "--workers mpi: this pipeopt was built without MPI");
 			break;
+		case 'D':
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
+				return cli_usage("exec", "unknown --device '%s' (cpu or cuda)", optarg);
+			o->x.cuda = !strcmp(optarg, "cuda");
+			break;
 		case 'j': o->json = true; break;
 		case 'h': fputs(usage_text, stdout); return -1;
 		default:
@@ -80,6 +91,8 @@ static int parse(int argc, char **argv, struct xopts *o)
 		return cli_usage("exec", "expected one INSTANCE file");
 	if (!o->schedule == !o->family)
 		return cli_usage("exec", "give exactly one of --schedule FILE and --family NAME");
+	if (o->mpi && o->x.cuda)
+		return cli_usage("exec", "--workers mpi runs on CPUs; --device cuda uses threads");
 	return 0;
 }
 
@@ -133,8 +146,14 @@ int cmd_exec(int argc, char **argv)
 		goto out;
 	}
 	bool peaks_equal = !memcmp(r.peak_live, r.predicted_peak, in->devices * sizeof(int));
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	bool shared = !o.mpi && !o.x.cuda && cores > 0 && in->devices > cores;
+	char model[256];
+	snprintf(model, sizeof model, "%s%s%s: %d linear, %d gelu, %d layernorm, %d attention layers of %d x %d",
+		 r.graph[0] ? "graph '" : "linear + gelu per stage", r.graph, r.graph[0] ? "'" : "",
+		 r.layers[0], r.layers[1], r.layers[2], r.layers[3], o.x.hidden, o.x.hidden);
 	if (o.json) {
-		cli_print_json(json_pack("{s:s,s:f,s:o,s:o,s:b,s:f,s:f,s:f,s:{s:f,s:f,s:f},s:f,s:i,s:i,s:s}",
+		json_t *j = json_pack("{s:s,s:f,s:o,s:o,s:b,s:f,s:f,s:f,s:{s:f,s:f,s:f},s:f,s:i,s:i,s:s}",
 			"instance", in->name, "grad_max_rel_err", r.grad_max_rel_err,
 			"peak_live_activations", ints(r.peak_live, in->devices),
 			"predicted_peak", ints(r.predicted_peak, in->devices), "peaks_equal", peaks_equal,
@@ -142,11 +161,18 @@ int cmd_exec(int argc, char **argv)
 			"predicted_makespan_s", r.predicted_makespan_s, "ratio", r.ratio,
 			"op_seconds", "F", r.op_seconds[0], "B", r.op_seconds[1], "W", r.op_seconds[2],
 			"kernel_makespan_s", r.kernel_makespan_s,
-			"hidden", o.x.hidden, "rows", o.x.rows, "workers", o.mpi ? "mpi" : "threads"));
+			"hidden", o.x.hidden, "rows", o.x.rows, "workers", o.mpi ? "mpi" : "threads");
+		json_t *more = json_pack("{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:I,s:b}", "device",
+			o.x.cuda ? "cuda" : "cpu", "model", r.graph, "layers", "linear", r.layers[0],
+			"gelu", r.layers[1], "layernorm", r.layers[2], "attention", r.layers[3],
+			"cores", (json_int_t)cores, "cores_shared", shared);
+		json_object_update(j, more);
+		json_decref(more);
+		cli_print_json(j);
 	} else {
-		printf("exec        %s: %d %s, layers %d x %d, %d rows per micro-batch\n",
-		       in->name, in->devices, o.mpi ? "MPI ranks" : "worker threads", o.x.hidden,
-		       o.x.hidden, o.x.rows);
+		printf("exec        %s: %d %s, %d rows per micro-batch\n", in->name, in->devices,
+		       o.mpi ? "MPI ranks" : o.x.cuda ? "CUDA streams" : "worker threads", o.x.rows);
+		printf("model       %s\n", model);
 		printf("gradients   max relative error %.3g vs the sequential reference\n", r.grad_max_rel_err);
 		printf("activations peak live");
 		for (int d = 0; d < in->devices; d++)
@@ -155,10 +181,14 @@ int cmd_exec(int argc, char **argv)
 		for (int d = 0; d < in->devices; d++)
 			printf(" %d", r.predicted_peak[d]);
 		printf(" (%s)\n", peaks_equal ? "equal" : "DIFFERENT");
-		printf("makespan    measured %.4f s, predicted %.4f s (the run's median ops: F %.0f us, B %.0f us, W %.0f us): ratio %.3f\n",
+		printf("makespan    measured %.4f s, predicted %.4f s (the run's mean ops: F %.0f us, B %.0f us, W %.0f us): ratio %.3f\n",
 		       r.measured_makespan_s, r.predicted_makespan_s, r.op_seconds[0] * 1e6,
 		       r.op_seconds[1] * 1e6, r.op_seconds[2] * 1e6, r.ratio);
-		printf("            kernels timed alone predict %.4f s\n", r.kernel_makespan_s);
+		if (!o.x.cuda)
+			printf("            kernels timed alone predict %.4f s\n", r.kernel_makespan_s);
+		if (shared)
+			printf("note        %d worker threads share %ld cores: each device is not a core of its own, so the timing comparison does not hold\n",
+			       in->devices, cores);
 	}
 out:
 	if (o.mpi)

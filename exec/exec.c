@@ -10,7 +10,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "exec/exec_cuda.h"
 #include "sched/clock.h"
+#include "sched/plugin.h"
 #include "sched/sim.h"
 
 
@@ -475,12 +477,14 @@ enum status exec_finish(const struct instance *in, const struct schedule *s,
 	res->grad_max_rel_err = max_rel_err(run, &ref);
 	exec_run_release(&ref);
 	res->stages = L;
+	memcpy(res->layers, run->m->layers, sizeof res->layers);
+	snprintf(res->graph, sizeof res->graph, "%s", run->m->graph ? run->m->graph : "");
 	res->peak_live = calloc(in->devices, sizeof(int));
 	res->predicted_peak = calloc(in->devices, sizeof(int));
 	res->stage_seconds = calloc(3 * (size_t)L, sizeof(double));
 	double *kernel = calloc(3 * (size_t)L, sizeof(double));
 	if (!res->peak_live || !res->predicted_peak || !res->stage_seconds || !kernel ||
-	    calibrate(in, run->m, o->calibration_runs, kernel) ||
+	    (!o->cuda && calibrate(in, run->m, o->calibration_runs, kernel)) ||
 	    run_medians(run->ev, run->nev, L, res->stage_seconds, res->op_seconds)) {
 		free(kernel);
 		return err_set(err, "exec: out of memory");
@@ -488,7 +492,7 @@ enum status exec_finish(const struct instance *in, const struct schedule *s,
 	memcpy(res->peak_live, run->peak, in->devices * sizeof(int));
 	predicted_peaks(in, s, res->predicted_peak);
 	enum status st = predict(in, s, res->stage_seconds, &res->predicted_makespan_s, err);
-	if (!st)
+	if (!st && !o->cuda)   /* CPU kernels alone say nothing about a GPU run */
 		st = predict(in, s, kernel, &res->kernel_makespan_s, err);
 	free(kernel);
 	res->ratio = res->predicted_makespan_s > 0 ?
@@ -497,6 +501,23 @@ enum status exec_finish(const struct instance *in, const struct schedule *s,
 	res->nevents = run->nev;
 	run->ev = NULL;
 	return st;
+}
+
+/* The run on the GPU (exec_cuda.h): the same model and checks; the
+ * reference stays on the CPU. */
+static enum status run_cuda(struct run *run, struct exec_result *res, struct error *err)
+{
+	exec_cuda_fn fn = (exec_cuda_fn)cuda_library_symbol(EXEC_CUDA_SYMBOL, err);
+	if (!fn)
+		return err_prefix(err, "exec");
+	struct exec_cuda_run c = {.in = run->in, .s = run->s, .m = run->m, .input = run->input,
+				  .W = (const float *const *)run->W, .watchdog = run->watchdog,
+				  .dW = run->dW, .peak = run->peak, .ev = run->ev};
+	if (fn(&c))
+		return err_set(err, "exec: %s", c.msg);
+	run->nev = c.nev;
+	res->measured_makespan_s = c.makespan_s;
+	return STATUS_OK;
 }
 
 enum status exec_run(const struct instance *in, const struct schedule *s,
@@ -514,6 +535,16 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 			       in->microbatches);
 	}
 	run.watchdog = o->watchdog;
+	if (o->cuda) {
+		enum status st = run_cuda(&run, res, err);
+		if (!st)
+			st = exec_finish(in, s, o, &run, res, err);
+		exec_run_release(&run);
+		exec_model_free(m);
+		if (st)
+			exec_result_release(res);
+		return st;
+	}
 	enum status st = STATUS_OK;
 	pthread_t *tid = calloc(in->devices, sizeof *tid);
 	struct worker_arg *args = calloc(in->devices, sizeof *args);

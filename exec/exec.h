@@ -44,6 +44,7 @@ struct exec_options {
 	int rows;                  /* samples per micro-batch */
 	double watchdog;           /* seconds a worker may wait */
 	int calibration_runs;      /* runs of each op to time it (median) */
+	bool cuda;                 /* run on the GPU (exec_cuda.h) instead of CPU threads */
 };
 
 struct exec_event {
@@ -64,6 +65,9 @@ struct exec_result {
 	                                      the run: what predicted_makespan_s uses */
 	double kernel_makespan_s;          /* simulated with each stage's ops timed
 	                                      alone (median) */
+	int layers[4];                     /* linear, gelu, layernorm, attention layers,
+	                                      all stages (model.h) */
+	char graph[128];                   /* the model graph's name, or "" (default model) */
 	int nevents;
 	struct exec_event *events;         /* [nevents] for the trace */
 };

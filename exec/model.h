@@ -38,6 +38,7 @@
 #include "sched/error.h"
 #include "sched/instance.h"
 
+/* (exec_result.layers counts them in this order) */
 enum layer_kind { LAYER_LINEAR, LAYER_GELU, LAYER_LAYERNORM, LAYER_ATTENTION, LAYER_KINDS };
 
 struct stage_net {

@@ -10,12 +10,15 @@
  *   transformer_layer [s, h, f, a]: weights w = 4 h^2 + 2 h f; forward
  *     q (2 s w + 4 s^2 h) FLOPs, input gradient q (2 s w + 8 s^2 h), weight
  *     gradient q 2 s w; bytes 2 w + q s h 16 (8 for the weight gradient);
+ *   attention [s, h, a]: the same with w = 4 h^2 (QKV and output
+ *     projections, no feed-forward);
  *   embedding_bag [rows, dim, bag]: q bag dim adds, 8 q bag dim bytes;
  *   layernorm [n]: 8 q n FLOPs, 4 q n bytes; gelu [n]: 10 q n, 4 q n;
  *   input, concat, interaction: moving out_bytes per sample twice.
  * The same formulas wrote datasets/graphs (scripts/make-graphs.sh).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "profile/profile.h"
@@ -63,10 +66,11 @@ enum status profile_analytic(const struct graph *g, int v, int q, const struct d
 			return STATUS_ERROR;
 		double n = sh[0], k = sh[1];
 		c->fwd = c->bwd = c->wgrad = t_us(d, 2.0 * q * n * k, 2 * n * k + 2.0 * q * (n + k));
-	} else if (!strcmp(op->kind, "transformer_layer")) {
-		if (shape(g, v, 4, err))
+	} else if (!strcmp(op->kind, "transformer_layer") || !strcmp(op->kind, "attention")) {
+		bool attn = !strcmp(op->kind, "attention");
+		if (shape(g, v, attn ? 3 : 4, err))
 			return STATUS_ERROR;
-		double s = sh[0], h = sh[1], f = sh[2], w = 4 * h * h + 2 * h * f;
+		double s = sh[0], h = sh[1], f = attn ? 0 : sh[2], w = 4 * h * h + 2 * h * f;
 		c->fwd = t_us(d, q * (2 * s * w + 4 * s * s * h), 2 * w + q * s * h * 16);
 		c->bwd = t_us(d, q * (2 * s * w + 8 * s * s * h), 2 * w + q * s * h * 16);
 		c->wgrad = t_us(d, q * 2 * s * w, 2 * w + q * s * h * 8);
@@ -86,7 +90,7 @@ enum status profile_analytic(const struct graph *g, int v, int q, const struct d
 		c->fwd = c->bwd = t_us(d, 0, 2.0 * q * op->out_bytes);
 		c->wgrad = 0;
 	} else {
-		return err_set(err, "graph '%s': operator '%s': no cost model for kind '%s' (linear, transformer_layer, embedding_bag, layernorm, gelu, input, concat, interaction)",
+		return err_set(err, "graph '%s': operator '%s': no cost model for kind '%s' (linear, transformer_layer, attention, embedding_bag, layernorm, gelu, input, concat, interaction)",
 			       g->name, op->name, op->kind);
 	}
 	return STATUS_OK;

@@ -14,6 +14,10 @@
  *              dK = dS^T Q, dV = S^T dO; dX = dQKV Wqkv^T
  *     weight gradient: dW2 = G^T dY; dW1 = A^T dH; dWo = O^T dA;
  *              dWqkv = X^T dQKV
+ *   attention [s, h, a]: the transformer's attention part alone:
+ *     QKV = X Wqkv, per sample and head softmax(Q K^T / sqrt(e)) V, A = O Wo;
+ *     dO = dA Wo^T, per head as above, dX = dQKV Wqkv^T; dWo = O^T dA,
+ *     dWqkv = X^T dQKV
  *   embedding_bag [rows, dim, bag]: sums of bag rows; backward scatters
  *   layernorm [n], gelu [n]: elementwise over q n
  *   input, concat, interaction: copying out_bytes per sample
@@ -115,8 +119,9 @@ static int setup(struct kern *k)
 		for (int i = 0; i < 6; i++)
 			if (!(k->x[i] = buf(&k->b, sz[i])))
 				return -1;
-	} else if (!strcmp(op->kind, "transformer_layer")) {
-		size_t s = sh[0], h = sh[1], f = sh[2], a = sh[3], T = q * s;
+	} else if (!strcmp(op->kind, "transformer_layer") || !strcmp(op->kind, "attention")) {
+		bool attn = !strcmp(op->kind, "attention");   /* no feed-forward: f = 1 */
+		size_t s = sh[0], h = sh[1], f = attn ? 1 : sh[2], a = attn ? sh[2] : sh[3], T = q * s;
 		/* X Wqkv QKV S O Wo A W1 H W2 Y dY dQKV dS dO dA */
 		size_t sz[16] = {T * h, h * 3 * h, T * 3 * h, q * a * s * s, T * h, h * h, T * h,
 				 h * f, T * f, f * h, T * h, T * h, T * 3 * h, q * a * s * s, T * h,
@@ -152,9 +157,14 @@ static void run_linear(struct kern *k, enum phase ph)
 }
 
 /* Attention per sample and head over the packed QKV rows (T x 3h). */
+static int heads(const struct graph_op *op)
+{
+	return !strcmp(op->kind, "attention") ? op->shape[2] : op->shape[3];
+}
+
 static void attention(struct kern *k, bool backward)
 {
-	int s = k->op->shape[0], h = k->op->shape[1], a = k->op->shape[3], e = h / a;
+	int s = k->op->shape[0], h = k->op->shape[1], a = heads(k->op), e = h / a;
 	float **x = k->x, scale = 1.0f / sqrtf((float)e);
 	for (int i = 0; i < k->q; i++)
 		for (int j = 0; j < a; j++) {
@@ -205,6 +215,25 @@ static void run_transformer(struct kern *k, enum phase ph)
 	}
 }
 
+/* The attention operator alone (buffers as the transformer's). */
+static void run_attention(struct kern *k, enum phase ph)
+{
+	int T = k->q * (int)k->op->shape[0], h = k->op->shape[1];
+	float **x = k->x;
+	if (ph == FWD) {
+		gemm(false, false, T, 3 * h, h, x[0], h, x[1], 3 * h, x[2], 3 * h);
+		attention(k, false);
+		gemm(false, false, T, h, h, x[4], h, x[5], h, x[6], h);
+	} else if (ph == BWD) {
+		gemm(false, true, T, h, h, x[15], h, x[5], h, x[14], h);     /* dO */
+		attention(k, true);
+		gemm(false, true, T, h, 3 * h, x[12], 3 * h, x[1], 3 * h, x[0], h);   /* dX */
+	} else {
+		gemm(true, false, h, h, T, x[4], h, x[15], h, x[5], h);      /* dWo */
+		gemm(true, false, h, 3 * h, T, x[0], h, x[12], 3 * h, x[1], 3 * h);   /* dWqkv */
+	}
+}
+
 static void run_embedding(struct kern *k, enum phase ph)
 {
 	size_t rows = k->op->shape[0], dim = k->op->shape[1], bag = k->op->shape[2];
@@ -228,6 +257,8 @@ static void run_phase(struct kern *k, enum phase ph)
 		run_linear(k, ph);
 	else if (!strcmp(kind, "transformer_layer"))
 		run_transformer(k, ph);
+	else if (!strcmp(kind, "attention"))
+		run_attention(k, ph);
 	else if (!strcmp(kind, "embedding_bag"))
 		run_embedding(k, ph);
 	else if (!strcmp(kind, "layernorm") && ph != WGRAD)
@@ -266,6 +297,7 @@ static enum status check_shape(const struct graph *g, int v, struct error *err)
 {
 	const struct graph_op *op = &g->ops[v];
 	int need = !strcmp(op->kind, "linear") ? 2 : !strcmp(op->kind, "transformer_layer") ? 4 :
+		   !strcmp(op->kind, "attention") ? 3 :
 		   !strcmp(op->kind, "embedding_bag") ? 3 :
 		   !strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu") ? 1 : 0;
 	if (need && op->nshape != need)
@@ -275,10 +307,10 @@ static enum status check_shape(const struct graph *g, int v, struct error *err)
 	    strcmp(op->kind, "interaction"))
 		return err_set(err, "graph '%s': operator '%s': no CPU kernel for kind '%s'", g->name,
 			       op->name, op->kind);
-	if (!strcmp(op->kind, "transformer_layer") &&
-	    (op->shape[3] < 1 || (int)op->shape[1] % (int)op->shape[3]))
-		return err_set(err, "graph '%s': operator '%s': hidden %g is not a multiple of the %g heads",
-			       g->name, op->name, op->shape[1], op->shape[3]);
+	if ((!strcmp(op->kind, "transformer_layer") || !strcmp(op->kind, "attention")) &&
+	    (heads(op) < 1 || (int)op->shape[1] % heads(op)))
+		return err_set(err, "graph '%s': operator '%s': hidden %g is not a multiple of the %d heads",
+			       g->name, op->name, op->shape[1], heads(op));
 	for (int i = 0; i < op->nshape; i++)
 		if (op->shape[i] < 1 || op->shape[i] > 1e8)
 			return err_set(err, "graph '%s': operator '%s': shape[%d] = %g is out of range",

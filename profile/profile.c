@@ -10,77 +10,29 @@
 #include <string.h>
 
 #include "profile/profile.h"
+#include "sched/plugin.h"
 
 static const char *source_name(const struct profile_options *o)
 {
 	return o->source == PROFILE_CPU ? "cpu" : o->source == PROFILE_CUDA ? "cuda" : "analytic";
 }
 
-/*
- * The CUDA source lives in its own shared library (libpipeopt_cuda.so, next
- * to the pipeopt binary, built when nvcc is present), loaded on first use:
- * linking the CUDA libraries into pipeopt made every start 0.5 s slower.
- */
-#ifdef PIPEOPT_CUDA_LIBRARY
-#include <dlfcn.h>
-#include <limits.h>
-#include <unistd.h>
-
+/* The CUDA source: in the CUDA library (sched/plugin.h), loaded on first
+ * use. */
 typedef enum status (*cuda_fn)(const struct graph *, int, int, const struct profile_options *,
 			       struct op_cost *, struct error *);
 
-static cuda_fn load_cuda(struct error *err)
-{
-	static cuda_fn fn;
-	if (fn)
-		return fn;
-	char exe[PATH_MAX], path[PATH_MAX + 64];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	exe[n > 0 ? n : 0] = 0;
-	char *slash = strrchr(exe, '/');
-	if (slash)
-		slash[1] = 0;
-	snprintf(path, sizeof path, "%s%s", slash ? exe : "", PIPEOPT_CUDA_LIBRARY);
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		const char *why = dlerror();
-		err_set(err, "profile: cannot load the CUDA profiler '%s': %s", path, why ? why : "?");
-		return NULL;
-	}
-	fn = (cuda_fn)dlsym(h, "pipeopt_profile_cuda");
-	if (!fn)
-		err_set(err, "profile: '%s' has no pipeopt_profile_cuda", path);
-	return fn;
-}
-
 bool profile_cuda_built(void)
 {
-	return true;
+	return cuda_library_built();
 }
 
 enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
 			 struct op_cost *c, struct error *err)
 {
-	cuda_fn fn = load_cuda(err);
-	return fn ? fn(g, v, q, o, c, err) : STATUS_ERROR;
+	cuda_fn fn = (cuda_fn)cuda_library_symbol("pipeopt_profile_cuda", err);
+	return fn ? fn(g, v, q, o, c, err) : err_prefix(err, "profile");
 }
-#else
-bool profile_cuda_built(void)
-{
-	return false;
-}
-
-enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
-			 struct op_cost *c, struct error *err)
-{
-	(void)g;
-	(void)v;
-	(void)q;
-	(void)o;
-	(void)c;
-	return err_set(err, "profile: this pipeopt was built without CUDA (no nvcc at build time)");
-}
-#endif
 
 /* One operator at every size: lists fwd, bwd, wgrad, measured. */
 static enum status profile_op(const struct graph *g, int v, const struct profile_options *o,

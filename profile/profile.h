@@ -13,6 +13,7 @@
  *
  * Operator kinds and their "shape" (graph.h): linear [n, k] (per sample, n
  * inputs to k outputs), transformer_layer [seq, hidden, ffn, heads],
+ * attention [seq, hidden, heads] (the transformer's attention part alone),
  * layernorm [n], gelu [n], concat, input, embedding_bag [rows, dim, bag],
  * interaction. Units: microseconds per micro-batch; bytes per sample.
  */
