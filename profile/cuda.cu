@@ -5,6 +5,25 @@
  *   linear [n, k]: Y = X W; dX = dY W^T; dW = X^T dY (cuBLAS, column-major
  *     views of the row-major buffers)
  *   gelu [n], layernorm [n]: one thread per element / per row
+ *   transformer_layer [s, h, f, a] (tokens T = q s, head size e = h / a), as
+ *     cpu.c: forward  layernorm(X); QKV = X Wqkv; per sample and head
+ *              S = softmax(Q K^T / sqrt(e)), O = S V; A = O Wo; H = A W1;
+ *              G = gelu(H); Y = G W2
+ *     input gradient: dG = dY W2^T; dH = gelu'(H) dG; dA = dH W1^T;
+ *              dO = dA Wo^T; per head dS = dO V^T, dS = S (dS - rowsum(S dS)),
+ *              dQ = dS K / sqrt(e), dK = dS^T Q / sqrt(e), dV = S^T dO;
+ *              dX = dQKV Wqkv^T
+ *     weight gradient: dW2 = G^T dY; dW1 = A^T dH; dWo = O^T dA;
+ *              dWqkv = X^T dQKV
+ *     (per-head GEMMs strided-batched: over the heads of one sample, or over
+ *     the samples for one head, whichever loop is shorter)
+ *   attention [s, h, a]: the transformer's attention part alone: QKV = X Wqkv,
+ *     per head as above, A = O Wo; dO = dA Wo^T, per head, dX = dQKV Wqkv^T;
+ *     dWo = O^T dA, dWqkv = X^T dQKV
+ *   embedding_bag [rows, dim, bag]: forward sums bag rows of the table per
+ *     sample (rows picked as cpu.c does); no input gradient (indices: 0);
+ *     weight gradient scatters 1e-3 of each sample's output into its rows
+ *     (atomic adds)
  *   input, concat, interaction: a device-to-device copy of out_bytes per sample
  * Without a GPU at run time it fails with one line saying so.
  */
@@ -46,8 +65,141 @@ __global__ void layernorm_kernel(float *x, int rows, int n)
 		v[i] = (v[i] - mean) * inv;
 }
 
+constexpr int THREADS = 256;   /* block size of the row kernels (a multiple of 32) */
+
+unsigned blocks_for(size_t n)
+{
+	size_t b = (n + THREADS - 1) / THREADS;
+	return (unsigned)(b < 65535 ? (b ? b : 1) : 65535);   /* grid-stride beyond */
+}
+
+/* The sum (or the max) over the block, returned to every thread. */
+template <bool MAX> __device__ float block_reduce(float v)
+{
+	__shared__ float part[32];
+	int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, warps = blockDim.x >> 5;
+	for (int o = 16; o; o >>= 1) {
+		float u = __shfl_down_sync(0xffffffffu, v, o);
+		v = MAX ? fmaxf(v, u) : v + u;
+	}
+	__syncthreads();   /* part[] may still be read by a previous call */
+	if (!lane)
+		part[warp] = v;
+	__syncthreads();
+	if (!warp) {
+		v = lane < warps ? part[lane] : MAX ? -INFINITY : 0.0f;
+		for (int o = 16; o; o >>= 1) {
+			float u = __shfl_down_sync(0xffffffffu, v, o);
+			v = MAX ? fmaxf(v, u) : v + u;
+		}
+		if (!lane)
+			part[0] = v;
+	}
+	__syncthreads();
+	return part[0];
+}
+
+/* Each row (n wide) normalised in place, one block per row: (x - mean) /
+ * sqrt(var + 1e-5). */
+__global__ void layernorm_rows_kernel(float *x, int n)
+{
+	float *v = x + (size_t)blockIdx.x * n, s = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		s += v[i];
+	float mean = block_reduce<false>(s) / n;
+	s = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		s += (v[i] - mean) * (v[i] - mean);
+	float inv = rsqrtf(block_reduce<false>(s) / n + 1e-5f);
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		v[i] = (v[i] - mean) * inv;
+}
+
+__device__ float gelu_of(float v)
+{
+	return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+}
+
+/* y = gelu(x) */
+__global__ void gelu_out_kernel(const float *x, float *y, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x)
+		y[i] = gelu_of(x[i]);
+}
+
+/* dx = dy gelu'(x) */
+__global__ void gelu_grad_kernel(const float *x, const float *dy, float *dx, size_t n)
+{
+	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+	     i += (size_t)gridDim.x * blockDim.x) {
+		float v = x[i], t = tanhf(0.7978845608f * (v + 0.044715f * v * v * v));
+		dx[i] = dy[i] * (0.5f * (1 + t) +
+				 0.5f * v * (1 - t * t) * 0.7978845608f * (1 + 3 * 0.044715f * v * v));
+	}
+}
+
+/* Softmax of each row (n wide), in place, one block per row. */
+__global__ void softmax_kernel(float *S, int n)
+{
+	float *p = S + (size_t)blockIdx.x * n, mx = -INFINITY, s = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		mx = fmaxf(mx, p[i]);
+	mx = block_reduce<true>(mx);
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		s += p[i] = expf(p[i] - mx);
+	s = block_reduce<false>(s);
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		p[i] /= s;
+}
+
+/* Softmax backward in place, one block per row: dS = S (dS - rowsum(S dS)). */
+__global__ void softmax_grad_kernel(const float *S, float *dS, int n)
+{
+	const float *p = S + (size_t)blockIdx.x * n;
+	float *d = dS + (size_t)blockIdx.x * n, s = 0;
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		s += p[i] * d[i];
+	s = block_reduce<false>(s);
+	for (int i = threadIdx.x; i < n; i += blockDim.x)
+		d[i] = p[i] * (d[i] - s);
+}
+
+/* The table row of sample i's j-th bag entry (cpu.c's). */
+__device__ size_t bag_row(size_t i, size_t j, size_t rows)
+{
+	return (i * 7919 + j * 104729) % rows;
+}
+
+/* out[i] += sum over the bag of table rows; one thread per (sample, column). */
+__global__ void bag_forward_kernel(const float *table, float *out, int q, size_t rows,
+				   size_t dim, size_t bag)
+{
+	for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < (size_t)q * dim;
+	     t += (size_t)gridDim.x * blockDim.x) {
+		size_t i = t / dim, c = t % dim;
+		float s = out[t];
+		for (size_t j = 0; j < bag; j++)
+			s += table[bag_row(i, j, rows) * dim + c];
+		out[t] = s;
+	}
+}
+
+/* table[row] += 1e-3 out[i] for each bag entry; one thread per (sample,
+ * entry, column). */
+__global__ void bag_scatter_kernel(float *table, const float *out, int q, size_t rows,
+				   size_t dim, size_t bag)
+{
+	for (size_t t = blockIdx.x * (size_t)blockDim.x + threadIdx.x; t < (size_t)q * bag * dim;
+	     t += (size_t)gridDim.x * blockDim.x) {
+		size_t c = t % dim, j = t / dim % bag, i = t / dim / bag;
+		atomicAdd(&table[bag_row(i, j, rows) * dim + c], 1e-3f * out[i * dim + c]);
+	}
+}
+
 struct gpu {
 	cublasHandle_t blas = nullptr;
+	cublasStatus_t status = CUBLAS_STATUS_SUCCESS;   /* the first failure of mm / mm_batched */
 	std::vector<float *> bufs;
 	~gpu()
 	{
@@ -76,6 +228,90 @@ void gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const float *
 	cublasSgemm(h, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &one,
 		    B, ldb, A, lda, &zero, C, ldc);
 }
+
+/* Row-major C[m x n] = alpha op(A) op(B) + beta C as gemm, the first
+ * failure kept in G.status. */
+void mm(gpu &G, bool ta, bool tb, int m, int n, int k, float alpha, const float *A, int lda,
+	const float *B, int ldb, float beta, float *C, int ldc)
+{
+	if (G.status == CUBLAS_STATUS_SUCCESS)
+		G.status = cublasSgemm(G.blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N, ta ? CUBLAS_OP_T : CUBLAS_OP_N,
+				       n, m, k, &alpha, B, ldb, A, lda, &beta, C, ldc);
+}
+
+/* The same over `batch` matrices, each operand `s*` floats after the last. */
+void mm_batched(gpu &G, bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
+		int lda, long long sa, const float *B, int ldb, long long sb, float beta, float *C,
+		int ldc, long long sc, int batch)
+{
+	if (G.status == CUBLAS_STATUS_SUCCESS)
+		G.status = cublasSgemmStridedBatched(G.blas, tb ? CUBLAS_OP_T : CUBLAS_OP_N,
+						     ta ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B,
+						     ldb, sb, A, lda, sa, &beta, C, ldc, sc, batch);
+}
+
+/* Multi-head attention over q samples of s tokens, width h, a heads of e:
+ * Q, K, V are the packed rows of QKV (T x 3h: Q at column 0, K at h, V at
+ * 2h; head j at column j e), S and dS are [sample][head] s x s, O and dO
+ * are T x h. */
+struct mha {
+	int q, s, h, a, e;
+	float scale;   /* 1 / sqrt(e) */
+
+	/* f(qkv offset, o offset, s offset, qkv stride, o stride, s stride,
+	 * batch): the (sample, head) pairs as batches of one stride each:
+	 * per sample, its heads; or per head, its samples (fewer calls). */
+	template <class F> void batches(F f) const
+	{
+		long long S = s, H = h, E = e, A = a, SS = S * S;
+		if (q <= a)
+			for (long long i = 0; i < q; i++)
+				f(i * S * 3 * H, i * S * H, i * A * SS, E, E, SS, a);
+		else
+			for (long long j = 0; j < a; j++)
+				f(j * E, j * E, j * SS, S * 3 * H, S * H, A * SS, q);
+	}
+
+	/* S = softmax(Q K^T / sqrt(e)); O = S V */
+	void forward(gpu &G, const float *QKV, float *Sm, float *O) const
+	{
+		batches([&](long long oq, long long oo, long long os, long long sq, long long so,
+			    long long ss, int n) {
+			(void)oo;
+			(void)so;
+			mm_batched(G, false, true, s, s, e, scale, QKV + oq, 3 * h, sq, QKV + oq + h,
+				   3 * h, sq, 0, Sm + os, s, ss, n);
+		});
+		softmax_kernel<<<(unsigned)((size_t)q * a * s), THREADS>>>(Sm, s);
+		batches([&](long long oq, long long oo, long long os, long long sq, long long so,
+			    long long ss, int n) {
+			mm_batched(G, false, false, s, e, s, 1, Sm + os, s, ss, QKV + oq + 2 * h, 3 * h, sq,
+				   0, O + oo, h, so, n);
+		});
+	}
+
+	/* dS = dO V^T; dS = S (dS - rowsum(S dS)); dQ = dS K / sqrt(e);
+	 * dK = dS^T Q / sqrt(e); dV = S^T dO (into dQKV, packed as QKV) */
+	void backward(gpu &G, const float *QKV, const float *Sm, const float *dO, float *dS,
+		      float *dQKV) const
+	{
+		batches([&](long long oq, long long oo, long long os, long long sq, long long so,
+			    long long ss, int n) {
+			mm_batched(G, false, true, s, s, e, 1, dO + oo, h, so, QKV + oq + 2 * h, 3 * h, sq,
+				   0, dS + os, s, ss, n);
+		});
+		softmax_grad_kernel<<<(unsigned)((size_t)q * a * s), THREADS>>>(Sm, dS, s);
+		batches([&](long long oq, long long oo, long long os, long long sq, long long so,
+			    long long ss, int n) {
+			mm_batched(G, false, false, s, e, s, scale, dS + os, s, ss, QKV + oq + h, 3 * h,
+				   sq, 0, dQKV + oq, 3 * h, sq, n);
+			mm_batched(G, true, false, s, e, s, scale, dS + os, s, ss, QKV + oq, 3 * h, sq, 0,
+				   dQKV + oq + h, 3 * h, sq, n);
+			mm_batched(G, true, false, s, e, s, 1, Sm + os, s, ss, dO + oo, h, so, 0,
+				   dQKV + oq + 2 * h, 3 * h, sq, n);
+		});
+	}
+};
 
 template <class F> double median_us(F run, int warmup, int repeats)
 {
@@ -116,6 +352,16 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 			       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
 	const struct graph_op *op = &g->ops[v];
 	const double *sh = op->shape;
+	int need = !strcmp(op->kind, "linear") ? 2 : !strcmp(op->kind, "transformer_layer") ? 4 :
+		   !strcmp(op->kind, "attention") || !strcmp(op->kind, "embedding_bag") ? 3 :
+		   !strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu") ? 1 : 0;
+	if (need && op->nshape != need)   /* as cpu.c's check */
+		return err_set(err, "graph '%s': operator '%s' (%s): shape needs %d numbers, has %d",
+			       g->name, op->name, op->kind, need, op->nshape);
+	for (int i = 0; i < op->nshape; i++)
+		if (sh[i] < 1 || sh[i] > 1e8)
+			return err_set(err, "graph '%s': operator '%s': shape[%d] = %g is out of range",
+				       g->name, op->name, i, sh[i]);
 	gpu G;
 	if (cublasCreate(&G.blas) != CUBLAS_STATUS_SUCCESS)
 		return err_set(err, "profile: cuBLAS would not start");
@@ -145,6 +391,78 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		};
 		c->fwd = c->bwd = median_us(run, W, R);
 		c->wgrad = 0;
+	} else if ((!strcmp(op->kind, "transformer_layer") && op->nshape == 4) ||
+		   (!strcmp(op->kind, "attention") && op->nshape == 3)) {
+		/* attention alone: no layer norm, no feed-forward */
+		bool ffn = !strcmp(op->kind, "transformer_layer");
+		int s = (int)sh[0], h = (int)sh[1], f = ffn ? (int)sh[2] : 0, a = (int)sh[ffn ? 3 : 2];
+		if (h % a)
+			return err_set(err, "graph '%s': operator '%s': hidden %d is not a multiple of the %d heads",
+				       g->name, op->name, h, a);
+		if ((double)q * s * a > 2147483647.0 || 3.0 * h > 2147483647.0)
+			return err_set(err, "profile: operator '%s': %d samples of %d tokens x %d heads is too large",
+				       op->name, q, s, a);
+		int T = q * s;
+		size_t Th = (size_t)T * h, Tf = (size_t)T * f, SS = (size_t)q * a * s * s;
+		const mha A{q, s, h, a, h / a, 1.0f / sqrtf((float)(h / a))};
+		float *X = G.alloc(Th), *Wqkv = G.alloc((size_t)h * 3 * h), *QKV = G.alloc(3 * Th),
+		      *S = G.alloc(SS), *O = G.alloc(Th), *Wo = G.alloc((size_t)h * h), *Ao = G.alloc(Th),
+		      *dA = G.alloc(Th), *dO = G.alloc(Th), *dS = G.alloc(SS), *dQKV = G.alloc(3 * Th),
+		      *dX = G.alloc(Th), *dWqkv = G.alloc((size_t)h * 3 * h), *dWo = G.alloc((size_t)h * h);
+		bool ok = X && Wqkv && QKV && S && O && Wo && Ao && dA && dO && dS && dQKV && dX && dWqkv && dWo;
+		float *W1 = nullptr, *Hb = nullptr, *Gb = nullptr, *W2 = nullptr, *Y = nullptr,
+		      *dY = nullptr, *dG = nullptr, *dH = nullptr, *dW1 = nullptr, *dW2 = nullptr;
+		if (ok && ffn) {
+			W1 = G.alloc((size_t)h * f), Hb = G.alloc(Tf), Gb = G.alloc(Tf);
+			W2 = G.alloc((size_t)f * h), Y = G.alloc(Th), dY = G.alloc(Th), dG = G.alloc(Tf);
+			dH = G.alloc(Tf), dW1 = G.alloc((size_t)h * f), dW2 = G.alloc((size_t)f * h);
+			ok = W1 && Hb && Gb && W2 && Y && dY && dG && dH && dW1 && dW2;
+		}
+		if (!ok)
+			return err_set(err, "profile: operator '%s': out of GPU memory", op->name);
+		c->fwd = median_us([&] {
+			if (ffn)   /* X = layernorm(X) */
+				layernorm_rows_kernel<<<T, THREADS>>>(X, h);
+			mm(G, false, false, T, 3 * h, h, 1, X, h, Wqkv, 3 * h, 0, QKV, 3 * h);   /* QKV = X Wqkv */
+			A.forward(G, QKV, S, O);
+			mm(G, false, false, T, h, h, 1, O, h, Wo, h, 0, Ao, h);                  /* A = O Wo */
+			if (ffn) {
+				mm(G, false, false, T, f, h, 1, Ao, h, W1, f, 0, Hb, f);             /* H = A W1 */
+				gelu_out_kernel<<<blocks_for(Tf), THREADS>>>(Hb, Gb, Tf);            /* G = gelu(H) */
+				mm(G, false, false, T, h, f, 1, Gb, f, W2, h, 0, Y, h);              /* Y = G W2 */
+			}
+		}, W, R);
+		c->bwd = median_us([&] {
+			if (ffn) {
+				mm(G, false, true, T, f, h, 1, dY, h, W2, h, 0, dG, f);              /* dG = dY W2^T */
+				gelu_grad_kernel<<<blocks_for(Tf), THREADS>>>(Hb, dG, dH, Tf);      /* dH = gelu'(H) dG */
+				mm(G, false, true, T, h, f, 1, dH, f, W1, f, 0, dA, h);              /* dA = dH W1^T */
+			}
+			mm(G, false, true, T, h, h, 1, dA, h, Wo, h, 0, dO, h);                  /* dO = dA Wo^T */
+			A.backward(G, QKV, S, dO, dS, dQKV);
+			mm(G, false, true, T, h, 3 * h, 1, dQKV, 3 * h, Wqkv, 3 * h, 0, dX, h);  /* dX = dQKV Wqkv^T */
+		}, W, R);
+		c->wgrad = median_us([&] {
+			if (ffn) {
+				mm(G, true, false, f, h, T, 1, Gb, f, dY, h, 0, dW2, h);             /* dW2 = G^T dY */
+				mm(G, true, false, h, f, T, 1, Ao, h, dH, f, 0, dW1, f);             /* dW1 = A^T dH */
+			}
+			mm(G, true, false, h, h, T, 1, O, h, dA, h, 0, dWo, h);                  /* dWo = O^T dA */
+			mm(G, true, false, h, 3 * h, T, 1, X, h, dQKV, 3 * h, 0, dWqkv, 3 * h);  /* dWqkv = X^T dQKV */
+		}, W, R);
+	} else if (!strcmp(op->kind, "embedding_bag") && op->nshape == 3) {
+		size_t rows = (size_t)sh[0], dim = (size_t)sh[1], bag = (size_t)sh[2];
+		float *table = G.alloc(rows * dim), *out = G.alloc((size_t)q * dim);
+		if (!table || !out)
+			return err_set(err, "profile: operator '%s': out of GPU memory", op->name);
+		c->fwd = median_us([&] {
+			bag_forward_kernel<<<blocks_for((size_t)q * dim), THREADS>>>(table, out, q, rows, dim, bag);
+		}, W, R);
+		c->bwd = 0;   /* the input is indices: no input gradient */
+		c->wgrad = median_us([&] {
+			bag_scatter_kernel<<<blocks_for((size_t)q * bag * dim), THREADS>>>(table, out, q, rows,
+											 dim, bag);
+		}, W, R);
 	} else if (!strcmp(op->kind, "input") || !strcmp(op->kind, "concat") ||
 		   !strcmp(op->kind, "interaction")) {
 		size_t n = (size_t)q * (size_t)(op->out_bytes / 4 + 1);
@@ -156,9 +474,12 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		}, W, R);
 		c->wgrad = 0;
 	} else {
-		return err_set(err, "graph '%s': operator '%s': no CUDA kernel for kind '%s' (linear, gelu, layernorm, input, concat, interaction)",
+		return err_set(err, "graph '%s': operator '%s': no CUDA kernel for kind '%s' (linear, transformer_layer, attention, embedding_bag, gelu, layernorm, input, concat, interaction)",
 			       g->name, op->name, op->kind);
 	}
+	if (G.status != CUBLAS_STATUS_SUCCESS)
+		return err_set(err, "profile: operator '%s': cuBLAS error: %s", op->name,
+			       cublasGetStatusString(G.status));
 	if ((e = cudaGetLastError()) != cudaSuccess)
 		return err_set(err, "profile: operator '%s': CUDA error: %s", op->name,
 			       cudaGetErrorString(e));

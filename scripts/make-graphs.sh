@@ -59,20 +59,31 @@ def write(name, gpu, ops, edges, batch, prov):
         json.dump(g, f, indent=1)
         f.write("\n")
 
-for gpu in ("a100", "h200", "v100"):
-    # CANDLE-Uno: 7 branches x 4 FF layers of 4096, concat, FF head
+def candle_uno(gpu, branches):
+    # CANDLE-Uno: branches x 4 FF layers of 4096, concat, FF head
     ops, edges = [simple("input", "input", 2 * 4096)], []
-    for b in range(7):
+    for b in range(branches):
         prev = "input"
         for l in range(4):
             n = f"b{b}.ff{l}"
             ops.append(linear(n, 4096, 4096, gpu)); edges.append([prev, n]); prev = n
         edges.append([prev, "concat"])
-    ops.append(simple("concat", "concat", 2 * 7 * 4096))
-    ops.append(linear("head.ff0", 7 * 4096, 4096, gpu)); edges.append(["concat", "head.ff0"])
+    ops.append(simple("concat", "concat", 2 * branches * 4096))
+    ops.append(linear("head.ff0", branches * 4096, 4096, gpu)); edges.append(["concat", "head.ff0"])
     for l in range(1, 4):
         ops.append(linear(f"head.ff{l}", 4096, 4096, gpu)); edges.append([f"head.ff{l-1}", f"head.ff{l}"])
     ops.append(linear("head.out", 4096, 1, gpu)); edges.append(["head.ff3", "head.out"])
+    return ops, edges
+
+# CANDLE-Uno with 2, 4, 8, 16 branches on A100, for the branch-count sweep
+# (datasets/sweeps/graphpipe.json)
+for branches in (2, 4, 8, 16):
+    ops, edges = candle_uno("a100", branches)
+    write(f"candle-uno-b{branches}", "a100", ops, edges, 1024,
+          f"CANDLE-Uno shape with {branches} branches x 4 FF layers of 4096, concat, FF head; analytic costs")
+
+for gpu in ("a100", "h200", "v100"):
+    ops, edges = candle_uno(gpu, 7)
     write("candle-uno", gpu, ops, edges, 1024,
           "GraphPipe (ASPLOS'25) App. A.2: 7 branches x 4 FF layers of 4096, concat, FF head; analytic costs")
 
