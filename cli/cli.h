@@ -31,6 +31,8 @@ int cmd_partition(int argc, char **argv);
 int cmd_plan(int argc, char **argv);
 int cmd_profile(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
 
 /* Report a failure: "error: MSG" on stderr and, with json, the object
  * {"status": "error", "error": MSG} on stdout. Returns EXIT_FAILED. */

@@ -26,8 +26,10 @@ static const struct command commands[] = {
 	{"partition", cmd_partition, "cut a model graph into a DAG of pipeline stages (GraphPipe's DP)"},
 	{"plan", cmd_plan, "partition a graph, then schedule the stage DAG: 1F1B vs the GA"},
 	{"profile", cmd_profile, "per-operator costs of a model graph: cpu (OpenBLAS) or analytic"},
+	{"sweep", cmd_sweep, "batch runs over parameter grids: resumable, threads or MPI, summary table"},
 	{"exec", cmd_exec, "run a schedule on real tensors (threads) and check gradients, memory, time"},
 	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
+	{"plot", cmd_plot, "SVG plots and the summary table of a sweep's results"},
 };
 
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])

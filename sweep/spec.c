@@ -1,0 +1,567 @@
+/* Reading a sweep spec and expanding it into tasks (spec.h). */
+#include "sweep/spec.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/family.h"
+#include "sched/fileio.h"
+#include "sched/instance.h"
+#include "solvers/solver.h"
+
+struct ctx {
+	const char *source, *dir;
+	struct error *err;
+};
+
+static enum status fail(const struct ctx *c, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static enum status fail(const struct ctx *c, const char *key, const char *fmt, ...)
+{
+	char what[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof what, fmt, ap);
+	va_end(ap);
+	return err_set(c->err, "spec '%s': %s: %s", c->source, key, what);
+}
+
+static enum status check_keys(const struct ctx *c, const char *where, json_t *obj,
+			      const char *const *known)
+{
+	const char *k;
+	json_t *v;
+	json_object_foreach(obj, k, v) {
+		bool ok = false;
+		for (int i = 0; known[i]; i++)
+			ok |= !strcmp(k, known[i]);
+		if (!ok) {
+			char key[256];
+			snprintf(key, sizeof key, "%s%s%s", where, *where ? "." : "", k);
+			return fail(c, key, "unknown key");
+		}
+	}
+	return STATUS_OK;
+}
+
+/* A path relative to the spec's folder (absolute paths as given). */
+static char *resolve(const struct ctx *c, const char *path)
+{
+	size_t n = strlen(c->dir) + strlen(path) + 2;
+	char *out = malloc(n);
+	if (out)
+		snprintf(out, n, "%s%s%s", path[0] == '/' || !*c->dir ? "" : c->dir,
+			 path[0] == '/' || !*c->dir ? "" : "/", path);
+	return out;
+}
+
+static bool number_in(json_t *v, double lo, double hi, double *out)
+{
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return *out >= lo && *out <= hi;
+}
+
+/* ---- methods ---------------------------------------------------------------------- */
+
+static enum status parse_seeds(const struct ctx *c, const char *key, json_t *v,
+			       struct sweep_method *m)
+{
+	if (!v) {
+		m->nseeds = 1;
+		m->seeds = malloc(sizeof *m->seeds);
+		if (!m->seeds)
+			return fail(c, key, "out of memory");
+		m->seeds[0] = 1;
+		return STATUS_OK;
+	}
+	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > 10000)
+		return fail(c, key, "expected a list of 1 to 10000 seeds");
+	m->nseeds = (int)json_array_size(v);
+	m->seeds = calloc(m->nseeds, sizeof *m->seeds);
+	if (!m->seeds)
+		return fail(c, key, "out of memory");
+	for (int i = 0; i < m->nseeds; i++) {
+		json_t *s = json_array_get(v, i);
+		if (!json_is_integer(s) || json_integer_value(s) < 0)
+			return fail(c, key, "entry %d: expected an integer seed >= 0", i);
+		m->seeds[i] = (uint64_t)json_integer_value(s);
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_time_limit(const struct ctx *c, const char *key, json_t *o,
+				    double dflt, double *out)
+{
+	json_t *v = json_object_get(o, "time_limit");
+	*out = dflt;
+	if (v && !number_in(v, 1e-3, 1e7, out))
+		return fail(c, key, "time_limit: expected seconds from 0.001 to 1e7");
+	return STATUS_OK;
+}
+
+static enum status parse_solver(const struct ctx *c, const char *key, json_t *o,
+				struct sweep_method *m)
+{
+	json_t *v = json_object_get(o, "solver");
+	const char *name = v ? json_string_value(v) : "cbc";
+	if (!name || !solver_find(name))
+		return fail(c, key, "solver: expected \"cbc\" or \"glpk\"");
+	m->solver = strdup(name);
+	return m->solver ? STATUS_OK : fail(c, key, "out of memory");
+}
+
+static enum status parse_method(const struct ctx *c, json_t *o, int i, struct sweep_method *m)
+{
+	char key[64];
+	snprintf(key, sizeof key, "methods[%d]", i);
+	static const char *const known[] = {"name", "family", "solve", "search", "partition", NULL};
+	if (!json_is_object(o))
+		return fail(c, key, "expected an object");
+	if (check_keys(c, key, o, known))
+		return STATUS_ERROR;
+	json_t *name = json_object_get(o, "name");
+	if (!json_is_string(name) || !*json_string_value(name) || strchr(json_string_value(name), '|'))
+		return fail(c, key, "name: expected a non-empty string without '|'");
+	if (!(m->name = strdup(json_string_value(name))))
+		return fail(c, key, "out of memory");
+	int kinds = !!json_object_get(o, "family") + !!json_object_get(o, "solve") +
+		    !!json_object_get(o, "search") + !!json_object_get(o, "partition");
+	if (kinds != 1)
+		return fail(c, key, "give exactly one of \"family\", \"solve\", \"search\", \"partition\"");
+	json_t *v;
+	if ((v = json_object_get(o, "family"))) {
+		m->kind = METHOD_FAMILY;
+		if (!json_is_string(v) || !family_find(json_string_value(v)))
+			return fail(c, key, "family: expected a family name (see 'pipeopt families')");
+		m->family = strdup(json_string_value(v));
+		return m->family ? STATUS_OK : fail(c, key, "out of memory");
+	}
+	if ((v = json_object_get(o, "solve"))) {
+		static const char *const sk[] = {"solver", "time_limit", "formulation", NULL};
+		m->kind = METHOD_SOLVE;
+		snprintf(key, sizeof key, "methods[%d].solve", i);
+		if (!json_is_object(v) || check_keys(c, key, v, sk))
+			return json_is_object(v) ? STATUS_ERROR : fail(c, key, "expected an object");
+		json_t *f = json_object_get(v, "formulation");
+		const char *fn = f ? json_string_value(f) : "auto";
+		if (!fn || (strcmp(fn, "auto") && strcmp(fn, "disjunctive") && strcmp(fn, "time-indexed")))
+			return fail(c, key, "formulation: expected \"auto\", \"disjunctive\" or \"time-indexed\"");
+		m->formulation = strdup(fn);
+		return parse_solver(c, key, v, m) || parse_time_limit(c, key, v, 60, &m->time_limit) ?
+			       STATUS_ERROR : STATUS_OK;
+	}
+	if ((v = json_object_get(o, "search"))) {
+		static const char *const sk[] = {"time_limit", "seeds", "population", "generations", NULL};
+		m->kind = METHOD_SEARCH;
+		snprintf(key, sizeof key, "methods[%d].search", i);
+		if (!json_is_object(v) || check_keys(c, key, v, sk))
+			return json_is_object(v) ? STATUS_ERROR : fail(c, key, "expected an object");
+		double x;
+		json_t *p = json_object_get(v, "population"), *g = json_object_get(v, "generations");
+		if (p && !(json_is_integer(p) && number_in(p, 4, 1 << 20, &x)))
+			return fail(c, key, "population: expected an integer from 4 to 1048576");
+		if (g && !(json_is_integer(g) && number_in(g, 1, 1e12, &x)))
+			return fail(c, key, "generations: expected an integer >= 1");
+		m->population = p ? (int)json_integer_value(p) : 0;
+		m->generations = g ? (long)json_integer_value(g) : 0;
+		return parse_time_limit(c, key, v, 10, &m->time_limit) ||
+			       parse_seeds(c, key, json_object_get(v, "seeds"), m) ?
+			       STATUS_ERROR : STATUS_OK;
+	}
+	v = json_object_get(o, "partition");
+	static const char *const pk[] = {"method", "sequential", "solver", "time_limit", NULL};
+	m->kind = METHOD_PARTITION;
+	snprintf(key, sizeof key, "methods[%d].partition", i);
+	if (!json_is_object(v) || check_keys(c, key, v, pk))
+		return json_is_object(v) ? STATUS_ERROR : fail(c, key, "expected an object");
+	json_t *pm = json_object_get(v, "method"), *sq = json_object_get(v, "sequential");
+	const char *how = pm ? json_string_value(pm) : "dp";
+	if (!how || (strcmp(how, "dp") && strcmp(how, "ilp")))
+		return fail(c, key, "method: expected \"dp\" or \"ilp\"");
+	if (sq && !json_is_boolean(sq))
+		return fail(c, key, "sequential: expected true or false");
+	m->ilp = !strcmp(how, "ilp");
+	m->sequential = sq && json_is_true(sq);
+	return parse_solver(c, key, v, m) || parse_time_limit(c, key, v, 60, &m->time_limit) ?
+		       STATUS_ERROR : STATUS_OK;
+}
+
+static enum status parse_methods(const struct ctx *c, json_t *root, struct sweep_spec *s)
+{
+	json_t *ms = json_object_get(root, "methods");
+	if (!json_is_array(ms) || !json_array_size(ms) || json_array_size(ms) > 1000)
+		return fail(c, "methods", "expected a list of 1 to 1000 methods");
+	s->nmethods = (int)json_array_size(ms);
+	if (!(s->methods = calloc(s->nmethods, sizeof *s->methods)))
+		return fail(c, "methods", "out of memory");
+	for (int i = 0; i < s->nmethods; i++) {
+		if (parse_method(c, json_array_get(ms, i), i, &s->methods[i]))
+			return STATUS_ERROR;
+		for (int k = 0; k < i; k++)
+			if (!strcmp(s->methods[k].name, s->methods[i].name))
+				return fail(c, "methods", "two methods are called '%s'", s->methods[i].name);
+	}
+	return STATUS_OK;
+}
+
+/* ---- points ----------------------------------------------------------------------- */
+
+/* Set value at the dotted key inside obj, creating objects on the way. */
+static bool set_dotted(json_t *obj, const char *key, json_t *value)
+{
+	char part[256];
+	const char *dot;
+	while ((dot = strchr(key, '.'))) {
+		size_t n = (size_t)(dot - key);
+		if (!n || n >= sizeof part)
+			return false;
+		memcpy(part, key, n);
+		part[n] = 0;
+		json_t *next = json_object_get(obj, part);
+		if (!next) {
+			next = json_object();
+			json_object_set_new(obj, part, next);
+		}
+		if (!json_is_object(next))
+			return false;
+		obj = next;
+		key = dot + 1;
+	}
+	return *key && !json_object_set(obj, key, value);
+}
+
+static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *params,
+			     json_t *instance, const char *graph, int devices)
+{
+	if (s->npoints >= SWEEP_MAX_TASKS)
+		return fail(c, "instances", "more than %d points", SWEEP_MAX_TASKS);
+	struct sweep_point *pts = realloc(s->points, (s->npoints + 1) * sizeof *pts);
+	if (!pts)
+		return fail(c, "instances", "out of memory");
+	s->points = pts;
+	struct sweep_point *p = &s->points[s->npoints++];
+	memset(p, 0, sizeof *p);
+	p->params = json_deep_copy(params);
+	p->key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+	p->devices = devices;
+	if (instance && !json_object_get(instance, "name")) {   /* "SWEEP-POINT" */
+		char name[300];
+		snprintf(name, sizeof name, "%s-%d", s->name, s->npoints - 1);
+		json_object_set_new(instance, "name", json_string(name));
+	}
+	if (instance)
+		p->instance = json_dumps(instance, JSON_COMPACT);
+	if (graph)
+		p->graph = strdup(graph);
+	if (!p->params || !p->key || (instance && !p->instance) || (graph && !p->graph))
+		return fail(c, "instances", "out of memory");
+	if (instance) {   /* validate now: a bad point fails before anything runs */
+		char src[600];
+		struct instance *in = NULL;
+		snprintf(src, sizeof src, "%s, point %d %s", c->source, s->npoints - 1, p->key);
+		enum status st = instance_parse(p->instance, src, &in, c->err);
+		instance_free(in);
+		if (st)
+			return STATUS_ERROR;
+	}
+	return STATUS_OK;
+}
+
+/* Every combination of the grid applied to base (a copy per point), with
+ * extra params (e.g. the file) in each point's params. */
+static enum status expand_grid(const struct ctx *c, struct sweep_spec *s, json_t *grid,
+			       json_t *base, json_t *extra)
+{
+	int nk = grid ? (int)json_object_size(grid) : 0;
+	const char *keys[64];
+	json_t *vals[64];
+	int idx[64] = {0};
+	if (nk > 64)
+		return fail(c, "instances.grid", "more than 64 keys");
+	double total = 1;
+	const char *k;
+	json_t *v;
+	int i = 0;
+	if (grid)
+		json_object_foreach(grid, k, v) {
+			char key[300];
+			snprintf(key, sizeof key, "instances.grid.%s", k);
+			if (!json_is_array(v) || !json_array_size(v))
+				return fail(c, key, "expected a non-empty list of values");
+			keys[i] = k;
+			vals[i++] = v;
+			total *= (double)json_array_size(v);
+		}
+	if (total * s->nmethods > SWEEP_MAX_TASKS)
+		return fail(c, "instances.grid", "%.0f points x %d methods is more than %d tasks", total,
+			    s->nmethods, SWEEP_MAX_TASKS);
+	for (;;) {
+		json_t *inst = json_deep_copy(base), *params = json_deep_copy(extra);
+		bool ok = inst && params;
+		for (i = 0; ok && i < nk; i++) {
+			json_t *x = json_array_get(vals[i], idx[i]);
+			ok = set_dotted(inst, keys[i], x) && !json_object_set(params, keys[i], x);
+			if (!ok) {
+				json_decref(inst);
+				json_decref(params);
+				return fail(c, "instances.grid", "cannot set key '%s' in the instance", keys[i]);
+			}
+		}
+		enum status st = ok ? add_point(c, s, params, inst, NULL, 0)
+				    : fail(c, "instances", "out of memory");
+		json_decref(inst);
+		json_decref(params);
+		if (st)
+			return st;
+		for (i = nk - 1; i >= 0; i--) {   /* the last key varies fastest */
+			if (++idx[i] < (int)json_array_size(vals[i]))
+				break;
+			idx[i] = 0;
+		}
+		if (i < 0)
+			return STATUS_OK;
+	}
+}
+
+static enum status parse_files(const struct ctx *c, struct sweep_spec *s, json_t *files,
+			       json_t *grid)
+{
+	if (!json_is_array(files) || !json_array_size(files))
+		return fail(c, "instances.files", "expected a non-empty list of instance files");
+	for (size_t i = 0; i < json_array_size(files); i++) {
+		const char *f = json_string_value(json_array_get(files, i));
+		if (!f)
+			return fail(c, "instances.files", "entry %zu: expected a path", i);
+		char *path = resolve(c, f), *text = NULL;
+		json_error_t je;
+		json_t *base = NULL;
+		enum status st = !path ? fail(c, "instances.files", "out of memory")
+				       : file_slurp(path, "instance", &text, c->err);
+		if (!st && !(base = json_loads(text, JSON_REJECT_DUPLICATES, &je)))
+			st = err_set(c->err, "instance '%s': line %d, column %d: %s", path, je.line,
+				     je.column, je.text);
+		if (!st) {
+			json_t *extra = json_pack("{s:s}", "file", f);
+			st = expand_grid(c, s, grid, base, extra);
+			json_decref(extra);
+		}
+		json_decref(base);
+		free(text);
+		free(path);
+		if (st)
+			return st;
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_graphs(const struct ctx *c, struct sweep_spec *s, json_t *graphs,
+				json_t *devices)
+{
+	if (!json_is_array(graphs) || !json_array_size(graphs))
+		return fail(c, "instances.graphs", "expected a non-empty list of model graph files");
+	if (!json_is_array(devices) || !json_array_size(devices))
+		return fail(c, "instances.devices", "expected a non-empty list of device counts");
+	for (size_t i = 0; i < json_array_size(graphs); i++) {
+		const char *f = json_string_value(json_array_get(graphs, i));
+		if (!f)
+			return fail(c, "instances.graphs", "entry %zu: expected a path", i);
+		char *path = resolve(c, f);
+		if (!path)
+			return fail(c, "instances.graphs", "out of memory");
+		FILE *probe = fopen(path, "r");
+		if (!probe) {
+			enum status st = fail(c, "instances.graphs", "cannot open '%s'", path);
+			free(path);
+			return st;
+		}
+		fclose(probe);
+		for (size_t k = 0; k < json_array_size(devices); k++) {
+			json_t *d = json_array_get(devices, k);
+			double x;
+			if (!json_is_integer(d) || !number_in(d, 1, 4096, &x)) {
+				free(path);
+				return fail(c, "instances.devices", "entry %zu: expected an integer from 1 to 4096", k);
+			}
+			json_t *params = json_pack("{s:s,s:I}", "graph", f, "devices", json_integer_value(d));
+			enum status st = add_point(c, s, params, NULL, path, (int)x);
+			json_decref(params);
+			if (st) {
+				free(path);
+				return st;
+			}
+		}
+		free(path);
+	}
+	return STATUS_OK;
+}
+
+static enum status parse_instances(const struct ctx *c, json_t *root, struct sweep_spec *s)
+{
+	static const char *const known[] = {"base", "grid", "files", "graphs", "devices", NULL};
+	json_t *v = json_object_get(root, "instances");
+	if (!json_is_object(v))
+		return fail(c, "instances", "expected an object with \"base\" and \"grid\", \"files\", or \"graphs\" and \"devices\"");
+	if (check_keys(c, "instances", v, known))
+		return STATUS_ERROR;
+	json_t *base = json_object_get(v, "base"), *grid = json_object_get(v, "grid");
+	json_t *files = json_object_get(v, "files"), *graphs = json_object_get(v, "graphs");
+	if (!!base + !!files + !!graphs != 1)
+		return fail(c, "instances", "give exactly one of \"base\", \"files\", \"graphs\"");
+	if (grid && !json_is_object(grid))
+		return fail(c, "instances.grid", "expected an object of key: [values]");
+	if (graphs) {
+		if (grid)
+			return fail(c, "instances.grid", "not with \"graphs\" (use \"devices\")");
+		return parse_graphs(c, s, graphs, json_object_get(v, "devices"));
+	}
+	if (json_object_get(v, "devices"))
+		return fail(c, "instances.devices", "only with \"graphs\" (for instances, grid over \"devices\")");
+	if (files)
+		return parse_files(c, s, files, grid);
+	if (!json_is_object(base))
+		return fail(c, "instances.base", "expected an instance object");
+	json_t *extra = json_object();
+	enum status st = expand_grid(c, s, grid, base, extra);
+	json_decref(extra);
+	return st;
+}
+
+/* ---- tasks ------------------------------------------------------------------------ */
+
+static enum status make_tasks(const struct ctx *c, struct sweep_spec *s)
+{
+	double n = 0;
+	for (int m = 0; m < s->nmethods; m++)
+		n += (double)s->npoints * s->reps *
+		     (s->methods[m].kind == METHOD_SEARCH ? s->methods[m].nseeds : 1);
+	if (n > SWEEP_MAX_TASKS)
+		return fail(c, "instances", "%.0f tasks, more than %d", n, SWEEP_MAX_TASKS);
+	if (!(s->tasks = calloc(n ? (size_t)n : 1, sizeof *s->tasks)))
+		return fail(c, "instances", "out of memory for %.0f tasks", n);
+	for (int p = 0; p < s->npoints; p++)
+		for (int m = 0; m < s->nmethods; m++) {
+			const struct sweep_method *me = &s->methods[m];
+			bool graph = s->points[p].graph != NULL;
+			if (graph != (me->kind == METHOD_PARTITION))
+				return fail(c, "methods", "method '%s' %s", me->name,
+					    graph ? "runs on instances, but the points are model graphs (use \"partition\")"
+						  : "partitions model graphs, but the points are instances");
+			int seeds = me->kind == METHOD_SEARCH ? me->nseeds : 1;
+			for (int r = 0; r < s->reps; r++)
+				for (int k = 0; k < seeds; k++) {
+					struct sweep_task *t = &s->tasks[s->ntasks++];
+					char tail[96];
+					t->point = p;
+					t->method = m;
+					t->rep = r;
+					t->has_seed = me->kind == METHOD_SEARCH;
+					t->seed = t->has_seed ? me->seeds[k] : 0;
+					if (t->has_seed)
+						snprintf(tail, sizeof tail, "|%d|%llu", r, (unsigned long long)t->seed);
+					else
+						snprintf(tail, sizeof tail, "|%d", r);
+					size_t len = strlen(s->points[p].key) + strlen(me->name) + strlen(tail) + 2;
+					if (!(t->key = malloc(len)))
+						return fail(c, "instances", "out of memory");
+					snprintf(t->key, len, "%s|%s%s", s->points[p].key, me->name, tail);
+				}
+		}
+	return STATUS_OK;
+}
+
+static enum status parse_root(const struct ctx *c, json_t *root, struct sweep_spec *s)
+{
+	static const char *const known[] = {"name", "description", "instances", "methods",
+					    "repetitions", "time_limit", NULL};
+	if (!json_is_object(root))
+		return err_set(c->err, "spec '%s': expected a JSON object at the top level", c->source);
+	if (check_keys(c, "", root, known))
+		return STATUS_ERROR;
+	json_t *name = json_object_get(root, "name"), *reps = json_object_get(root, "repetitions");
+	if (name && !json_is_string(name))
+		return fail(c, "name", "expected a string");
+	s->name = strdup(name ? json_string_value(name) : "sweep");
+	double x;
+	if (reps && !(json_is_integer(reps) && number_in(reps, 1, 1e6, &x)))
+		return fail(c, "repetitions", "expected an integer from 1 to 1000000");
+	s->reps = reps ? (int)json_integer_value(reps) : 1;
+	s->time_limit = INFINITY;
+	json_t *tl = json_object_get(root, "time_limit");
+	if (tl && !number_in(tl, 1e-3, 1e7, &s->time_limit))
+		return fail(c, "time_limit", "expected seconds from 0.001 to 1e7");
+	if (!s->name)
+		return fail(c, "name", "out of memory");
+	return parse_methods(c, root, s) || parse_instances(c, root, s) || make_tasks(c, s) ?
+		       STATUS_ERROR : STATUS_OK;
+}
+
+enum status sweep_spec_parse(const char *text, const char *source, const char *dir,
+			     struct sweep_spec **out, struct error *err)
+{
+	struct ctx c = {source, dir ? dir : "", err};
+	json_error_t je;
+	*out = NULL;
+	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return err_set(err, "spec '%s': line %d, column %d: %s", source, je.line, je.column,
+			       je.text);
+	struct sweep_spec *s = calloc(1, sizeof *s);
+	enum status st = s ? parse_root(&c, root, s) : err_set(err, "spec '%s': out of memory", source);
+	json_decref(root);
+	if (st) {
+		sweep_spec_free(s);
+		return st;
+	}
+	*out = s;
+	return STATUS_OK;
+}
+
+enum status sweep_spec_read(const char *path, struct sweep_spec **out, struct error *err)
+{
+	char *text, dir[PATH_MAX];
+	*out = NULL;
+	if (file_slurp(path, "spec", &text, err))
+		return STATUS_ERROR;
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		dir[0] = 0;
+	enum status st = sweep_spec_parse(text, path, dir, out, err);
+	free(text);
+	return st;
+}
+
+void sweep_spec_free(struct sweep_spec *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->npoints; i++) {
+		json_decref(s->points[i].params);
+		free(s->points[i].key);
+		free(s->points[i].instance);
+		free(s->points[i].graph);
+	}
+	for (int i = 0; i < s->nmethods; i++) {
+		free(s->methods[i].name);
+		free(s->methods[i].family);
+		free(s->methods[i].solver);
+		free(s->methods[i].formulation);
+		free(s->methods[i].seeds);
+	}
+	for (int i = 0; i < s->ntasks; i++)
+		free(s->tasks[i].key);
+	free(s->points);
+	free(s->methods);
+	free(s->tasks);
+	free(s->name);
+	free(s);
+}

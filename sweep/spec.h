@@ -1,0 +1,65 @@
+/*
+ * A sweep's spec (format in sweep/README.md) and its expansion into tasks:
+ * points (grid order: the last grid key varies fastest) x methods x
+ * repetitions (x seeds for a search). Every point's instance is built and
+ * validated while reading, so a bad point fails before anything runs.
+ */
+#ifndef PIPEOPT_SWEEP_SPEC_H
+#define PIPEOPT_SWEEP_SPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/error.h"
+
+#define SWEEP_MAX_TASKS 1000000
+
+enum method_kind { METHOD_FAMILY, METHOD_SOLVE, METHOD_SEARCH, METHOD_PARTITION };
+
+struct sweep_method {
+	char *name;
+	enum method_kind kind;
+	char *family;            /* family */
+	char *solver;            /* solve, partition ilp: "cbc" or "glpk" */
+	char *formulation;       /* solve: "auto", "disjunctive", "time-indexed" */
+	double time_limit;       /* solve, search, partition ilp: seconds */
+	int nseeds;              /* search: one task per seed */
+	uint64_t *seeds;
+	int population;          /* search: 0 = the GA's default */
+	long generations;        /* search: 0 = no limit */
+	bool sequential, ilp;    /* partition */
+};
+
+struct sweep_point {
+	json_t *params;          /* flat dotted keys -> values (owned) */
+	char *key;               /* params as compact sorted JSON */
+	char *instance;          /* instance JSON text, or NULL for a graph point */
+	char *graph;             /* graph path (resolved), or NULL */
+	int devices;             /* graph points */
+};
+
+struct sweep_task {
+	int point, method, rep;
+	bool has_seed;
+	uint64_t seed;
+	char *key;               /* POINTKEY|METHOD|REP[|SEED] */
+};
+
+struct sweep_spec {
+	char *name;
+	int npoints, nmethods, reps, ntasks;
+	struct sweep_point *points;
+	struct sweep_method *methods;
+	struct sweep_task *tasks;
+	double time_limit;       /* cap on every task's solver/search seconds */
+};
+
+/* Read and expand; errors name the spec file and key (and the point). */
+enum status sweep_spec_read(const char *path, struct sweep_spec **out, struct error *err);
+/* The same from text; relative paths resolve against dir. */
+enum status sweep_spec_parse(const char *text, const char *source, const char *dir,
+			     struct sweep_spec **out, struct error *err);
+void sweep_spec_free(struct sweep_spec *s);
+
+#endif
