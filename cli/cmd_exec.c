@@ -150,7 +150,8 @@ int cmd_exec(int argc, char **argv)
 	bool shared = !o.mpi && !o.x.cuda && cores > 0 && in->devices > cores;
 	char model[256];
 	snprintf(model, sizeof model, "%s%s%s: %d linear, %d gelu, %d layernorm, %d attention layers of %d x %d",
-		 r.graph[0] ? "graph '" : "linear + gelu per stage", r.graph, r.graph[0] ? "'" : "",
+		 r.graph[0] ? "graph '" : in->model ? "the instance's model" : "linear + gelu per stage",
+		 r.graph, r.graph[0] ? "'" : "",
 		 r.layers[0], r.layers[1], r.layers[2], r.layers[3], o.x.hidden, o.x.hidden);
 	if (o.json) {
 		json_t *j = json_pack("{s:s,s:f,s:o,s:o,s:b,s:f,s:f,s:f,s:{s:f,s:f,s:f},s:f,s:i,s:i,s:s}",
@@ -162,8 +163,9 @@ int cmd_exec(int argc, char **argv)
 			"op_seconds", "F", r.op_seconds[0], "B", r.op_seconds[1], "W", r.op_seconds[2],
 			"kernel_makespan_s", r.kernel_makespan_s,
 			"hidden", o.x.hidden, "rows", o.x.rows, "workers", o.mpi ? "mpi" : "threads");
-		json_t *more = json_pack("{s:s,s:s,s:{s:i,s:i,s:i,s:i},s:I,s:b}", "device",
-			o.x.cuda ? "cuda" : "cpu", "model", r.graph, "layers", "linear", r.layers[0],
+		json_t *more = json_pack("{s:s,s:o,s:{s:i,s:i,s:i,s:i},s:I,s:b}", "device",
+			o.x.cuda ? "cuda" : "cpu", "model",
+			r.graph[0] ? json_string(r.graph) : in->model ? json_string("") : json_null(), "layers", "linear", r.layers[0],
 			"gelu", r.layers[1], "layernorm", r.layers[2], "attention", r.layers[3],
 			"cores", (json_int_t)cores, "cores_shared", shared);
 		json_object_update(j, more);

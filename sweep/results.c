@@ -116,22 +116,58 @@ fail:
 	return st;
 }
 
-enum status results_append(struct results *r, const json_t *row, struct error *err)
+enum status results_append_batch(struct results *r, json_t *const *rows, int n,
+				 struct error *err)
 {
-	char *text = json_dumps(row, JSON_COMPACT | JSON_ENSURE_ASCII);
-	if (!text)
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	for (int i = 0; buf && i < n; i++) {
+		char *text = json_dumps(rows[i], JSON_COMPACT | JSON_ENSURE_ASCII);
+		size_t k = text ? strlen(text) : 0;
+		if (text && len + k + 1 > cap) {
+			while (len + k + 1 > cap)
+				cap *= 2;
+			char *b = realloc(buf, cap);
+			if (!b)
+				free(buf);
+			buf = b;
+		}
+		if (!text || !buf) {
+			free(text);
+			free(buf);
+			return err_set(err, "results '%s': out of memory", r->path);
+		}
+		memcpy(buf + len, text, k);
+		buf[len + k] = '\n';
+		len += k + 1;
+		free(text);
+	}
+	if (!buf)
 		return err_set(err, "results '%s': out of memory", r->path);
-	size_t n = strlen(text);
-	text[n] = '\n';   /* replaces the terminator: one write, line and newline */
-	ssize_t w = write(r->fd, text, n + 1);
-	int e = errno;
-	free(text);
-	if (w != (ssize_t)(n + 1))
-		return err_set(err, "results '%s': write failed: %s", r->path,
-			       w < 0 ? strerror(e) : "short write");
+	/* one write: a crash can only tear the last line, which the next open
+	 * cuts off; then one fsync for the batch (group commit) */
+	size_t done = 0;
+	while (done < len) {
+		ssize_t w = write(r->fd, buf + done, len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = errno;
+			free(buf);
+			return err_set(err, "results '%s': write failed: %s", r->path,
+				       w < 0 ? strerror(e) : "no progress");
+		}
+		done += (size_t)w;
+	}
+	free(buf);
 	if (fsync(r->fd))
 		return err_set(err, "results '%s': fsync failed: %s", r->path, strerror(errno));
 	return STATUS_OK;
+}
+
+enum status results_append(struct results *r, const json_t *row, struct error *err)
+{
+	return results_append_batch(r, (json_t *const *)&row, 1, err);
 }
 
 void results_close(struct results *r)

@@ -1,7 +1,8 @@
 /*
  * Sweep results: append-only JSON Lines (format in sweep/README.md).
- * Writing: each row is one write(2) on an O_APPEND descriptor, then
- * fsync(2). Opening for a resume: the complete rows are read; a torn last
+ * Writing: the rows done since the last write go out in one write(2) on
+ * an O_APPEND descriptor, then fsync(2) (group commit), before the runner
+ * takes more rows. Opening for a resume: the complete rows are read; a torn last
  * line (no newline, or not a JSON object) is cut off before anything is
  * appended.
  */
@@ -27,6 +28,10 @@ struct results {
 enum status results_open(const char *path, struct results *r, struct error *err);
 /* Append one row (compact JSON + newline), durably. */
 enum status results_append(struct results *r, const json_t *row, struct error *err);
+/* Append rows that completed together: one write, one fsync (group
+ * commit: with cheap tasks, rows finish faster than a disk syncs). */
+enum status results_append_batch(struct results *r, json_t *const *rows, int n,
+				 struct error *err);
 void results_close(struct results *r);
 
 /* Read every complete row of a results file into a JSON array (new

@@ -93,15 +93,17 @@ static void progress(const struct sweep_stats *st, double t0, bool final)
 	fflush(stderr);
 }
 
-/* Count and store one finished row (rank 0). */
-static enum status take_row(struct results *res, json_t *row, struct sweep_stats *st,
-			    struct error *err)
+/* Store finished rows durably and count them (rank 0). */
+static enum status take_rows(struct results *res, json_t *const *rows, int n,
+			     struct sweep_stats *st, struct error *err)
 {
-	enum status s = results_append(res, row, err);
-	if (!s) {
+	if (!n)
+		return STATUS_OK;
+	enum status s = results_append_batch(res, rows, n, err);
+	for (int i = 0; !s && i < n; i++) {
 		st->ran++;
-		st->failed += !strcmp(json_string_value(json_object_get(row, "status")) ?: "", "error");
-		st->task_seconds += json_number_value(json_object_get(row, "seconds"));
+		st->failed += !strcmp(json_string_value(json_object_get(rows[i], "status")) ?: "", "error");
+		st->task_seconds += json_number_value(json_object_get(rows[i], "seconds"));
 	}
 	return s;
 }
@@ -179,20 +181,26 @@ void sweep_mpi_end(void)
 		MPI_Finalize();
 }
 
-/* Rank 0: take every message waiting (rows, done notices). */
+/* Rank 0: take every message waiting (rows, done notices); the rows go
+ * to the file in one batch. */
 static enum status receive_rows(struct results *res, struct sweep_stats *st, int *done_ranks,
 				struct error *err)
 {
+	json_t **rows = NULL;
+	int n = 0, cap = 0;
+	enum status rc = STATUS_OK;
 	for (;;) {
 		int flag = 0, len;
 		MPI_Status ms;
 		MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &ms);
 		if (!flag)
-			return STATUS_OK;
+			break;
 		MPI_Get_count(&ms, MPI_CHAR, &len);
 		char *text = malloc(len + 1);
-		if (!text)
-			return err_set(err, "sweep: out of memory receiving a row");
+		if (!text) {
+			rc = err_set(err, "sweep: out of memory receiving a row");
+			break;
+		}
 		MPI_Recv(text, len, MPI_CHAR, ms.MPI_SOURCE, ms.MPI_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		text[len] = 0;
 		if (ms.MPI_TAG == TAG_DONE) {
@@ -202,13 +210,28 @@ static enum status receive_rows(struct results *res, struct sweep_stats *st, int
 		}
 		json_t *row = json_loads(text, 0, NULL);
 		free(text);
-		if (!row)
-			return err_set(err, "sweep: rank %d sent a row that does not parse", ms.MPI_SOURCE);
-		enum status s = take_row(res, row, st, err);
-		json_decref(row);
-		if (s)
-			return s;
+		if (!row) {
+			rc = err_set(err, "sweep: rank %d sent a row that does not parse", ms.MPI_SOURCE);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			json_t **r = realloc(rows, cap * sizeof *r);
+			if (!r) {
+				json_decref(row);
+				rc = err_set(err, "sweep: out of memory receiving a row");
+				break;
+			}
+			rows = r;
+		}
+		rows[n++] = row;
 	}
+	if (!rc)
+		rc = take_rows(res, rows, n, st, err);
+	for (int i = 0; i < n; i++)
+		json_decref(rows[i]);
+	free(rows);
+	return rc;
 }
 #else
 bool sweep_mpi_available(void)
@@ -257,10 +280,10 @@ static enum status run_share(const struct sweep_spec *s, const struct sweep_opti
 	for (bool workers_done = !started; ;) {
 		json_t **rows;
 		int n = drain(&sh, &rows, o->mpi ? 0.002 : 0.1, &workers_done);
+		if (!rc && st->rank == 0)
+			rc = take_rows(res, rows, n, st, err);
 		for (int i = 0; i < n; i++) {
-			if (!rc && st->rank == 0) {
-				rc = take_row(res, rows[i], st, err);
-			} else if (!rc) {
+			if (!rc && st->rank != 0) {
 #ifdef PIPEOPT_HAVE_MPI
 				char *text = json_dumps(rows[i], JSON_COMPACT);
 				if (text)
