@@ -526,6 +526,8 @@ struct chart {
 	struct line *lines;
 	int nlines;
 	bool whole_x;   /* every x is a whole number */
+	int points;     /* points averaged over */
+	bool common;    /* only points where every method has a value */
 };
 
 static void chart_release(struct chart *c)
@@ -574,30 +576,84 @@ static bool line_add(struct line *l, double x, double y, size_t cap)
 	return true;
 }
 
+/* Whether the row gives a y value at a numeric x. */
+static bool row_xy(const json_t *row, const char *x, const char *y, double *xv, double *yv)
+{
+	return row_number(json_object_get(row, "params"), x, xv) && !row_failed(row) &&
+	       row_number(row, y, yv);
+}
+
+/* The points (keys) at which every method that has a value anywhere has
+ * one: averaging each method over its own points would compare different
+ * instances (a family that does not support the memory-limited points
+ * would look better than the optimum). New reference; *nmethods set. */
+static json_t *common_points(const json_t *rows, const char *x, const char *y)
+{
+	json_t *at = json_object(), *methods = json_object(), *common = json_object();
+	size_t i;
+	json_t *row;
+	char key[256];
+	json_array_foreach(rows, i, row) {
+		double xv, yv;
+		if (!row_xy(row, x, y, &xv, &yv))
+			continue;
+		point_key(row, key, sizeof key);
+		json_t *m = json_object_get(at, key);
+		if (!m) {
+			m = json_object();
+			json_object_set_new(at, key, m);
+		}
+		json_object_set_new(m, row_method(row), json_true());
+		json_object_set_new(methods, row_method(row), json_true());
+	}
+	const char *k;
+	json_t *m;
+	json_object_foreach(at, k, m)
+		if (json_object_size(m) == json_object_size(methods))
+			json_object_set_new(common, k, json_true());
+	json_decref(at);
+	json_decref(methods);
+	return common;
+}
+
 /* Group the rows into lines: one per method that has a row with a numeric
- * params[x] (in first-seen order), points only where y is known. */
+ * params[x] (in first-seen order), points only where y is known, and only
+ * at the points every method has (all points when there are none). */
 static enum status chart_build(const json_t *rows, const char *x, const char *y,
 			       struct chart *c, struct error *err)
 {
 	size_t n = json_array_size(rows), i;
 	json_t *row;
 	bool any_x = false;
+	char key[256];
 	memset(c, 0, sizeof *c);
 	c->whole_x = true;
 	if (!(c->lines = calloc(n ? n : 1, sizeof *c->lines)))
 		return err_set(err, "plot: out of memory");
+	json_t *common = common_points(rows, x, y), *used = json_object();
+	c->common = json_object_size(common) > 0;
 	json_array_foreach(rows, i, row) {
 		double xv, yv;
 		if (!row_number(json_object_get(row, "params"), x, &xv))
 			continue;
 		any_x = true;
 		struct line *l = chart_line(c, row_method(row));
-		if (row_failed(row) || !row_number(row, y, &yv))
+		if (!row_xy(row, x, y, &xv, &yv))
 			continue;
-		if (!line_add(l, xv, yv, n))
+		point_key(row, key, sizeof key);
+		if (c->common && !json_object_get(common, key))
+			continue;
+		json_object_set_new(used, key, json_true());
+		if (!line_add(l, xv, yv, n)) {
+			json_decref(common);
+			json_decref(used);
 			return err_set(err, "plot: out of memory");
+		}
 		c->whole_x &= xv == floor(xv);
 	}
+	c->points = (int)json_object_size(used);
+	json_decref(common);
+	json_decref(used);
 	if (!any_x)
 		return err_set(err, "plot: x 'params.%s': no row has a numeric value for it", x);
 	return STATUS_OK;
@@ -678,14 +734,20 @@ static char *chart_svg(const json_t *rows, const struct chart *c, const char *x,
 	for (int k = 0; k < c->nlines; k++)
 		longest = strlen(c->lines[k].method) > longest ? strlen(c->lines[k].method) : longest;
 	const struct frame f = {80, 44, 520, 320};
-	int width = (int)(f.left + f.w + 50 + 7 * (longest + 12)), height = (int)(f.top + f.h + 56);
+	int width = (int)(f.left + f.w + 50 + 7 * (longest + 12));
+	int height = (int)fmax(f.top + f.h + 56, f.top + 18 * c->nlines + 20);   /* the legend */
 	double xlo = 0, xhi = 0, ylo = 0, yhi = 0;
 	bool whole_y, any = chart_ranges(c, &xlo, &xhi, &ylo, &yhi, &whole_y);
-	struct axis ax = axis_data(xlo, xhi, 8, c->whole_x), ay = axis_data(ylo, yhi, 6, whole_y && !strcmp(y, "objective"));
+	struct axis ax = axis_data(xlo, xhi, 8, c->whole_x);
+	struct axis ay = axis_data(ylo, yhi, 6, whole_y && !strcmp(y, "objective"));
 	char title[512], ylabel[128], xlabel[300];
 	const char *yname = strcmp(y, "bubble_ratio") ? y : "bubble ratio";
-	snprintf(title, sizeof title, "%s: mean %s by %s (over the other parameters and repetitions)",
-		 sweep_name(rows), yname, x);
+	if (c->common)
+		snprintf(title, sizeof title, "%s: mean %s by %s over the %d points every method solved",
+			 sweep_name(rows), yname, x, c->points);
+	else
+		snprintf(title, sizeof title, "%s: mean %s by %s, each method over its own points (no point has all)",
+			 sweep_name(rows), yname, x);
 	snprintf(ylabel, sizeof ylabel, "%s (mean)", yname);
 	snprintf(xlabel, sizeof xlabel, "%s", x);
 	svg_open(&sb, width, height, title);
@@ -735,59 +797,72 @@ static void svg_bar(struct strbuf *sb, const struct frame *f, const struct axis 
 			  (x0 + x1) / 2, y - 4, count);
 }
 
-/* Bins of a round width over the gaps, edges labelled; one bar labelled
- * with the value when every gap is the same. */
+/* Every gap the same: one bar, labelled with the value. */
+static void histogram_one_value(struct strbuf *sb, const struct frame *f, double gap, int n)
+{
+	struct axis ay = axis_snap(0, n + 0.1 * n, 5, true);
+	double x0 = f->left + f->w / 3, x1 = f->left + 2 * f->w / 3, y = f->top + f->h;
+	char label[64];
+	snprintf(label, sizeof label, "%.2f %%", gap);
+	svg_y_axis(sb, f, &ay, "rows");
+	svg_bar(sb, f, &ay, x0, x1, n, label);
+	sb_printf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+		  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n"
+		  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">"
+		  "gap to the reference (%%)</text>\n",
+		  f->left, y, f->left + f->w, y, (x0 + x1) / 2, y + 18, label,
+		  f->left + f->w / 2, y + 38);
+}
+
+/* Bins of a round width over [lo, hi], half open but the last; the bin
+ * edges are the x ticks, each bar's count is written above it. */
+static bool histogram_bins(struct strbuf *sb, const struct frame *f, const double *g, int n,
+			   double lo, double hi)
+{
+	struct axis ax = axis_snap(lo, hi, 10, false);
+	int nb = ax.nticks - 1, *count = calloc(nb, sizeof *count), top = 0;
+	char label[128];
+	if (!count)
+		return false;
+	for (int i = 0; i < n; i++) {
+		int b = (int)floor((g[i] - ax.lo) / ax.step + 1e-9);
+		count[b < 0 ? 0 : b >= nb ? nb - 1 : b]++;
+	}
+	for (int b = 0; b < nb; b++)
+		top = count[b] > top ? count[b] : top;
+	struct axis ay = axis_snap(0, top + 0.1 * top, 5, true);
+	svg_y_axis(sb, f, &ay, "rows");
+	for (int b = 0; b < nb; b++) {
+		double a = axis_tick(&ax, b), z = axis_tick(&ax, b + 1);
+		snprintf(label, sizeof label, "%.*f to %.*f %%", ax.decimals, a, ax.decimals, z);
+		svg_bar(sb, f, &ay, axis_px(&ax, a, f->left, f->left + f->w),
+			axis_px(&ax, z, f->left, f->left + f->w), count[b], label);
+	}
+	svg_x_axis(sb, f, &ax, "gap to the reference (%)");
+	free(count);
+	return true;
+}
+
 static char *histogram_svg(const json_t *rows, const double *g, int n)
 {
 	struct strbuf sb = {0};
 	const struct frame f = {80, 44, 540, 300};
 	double lo = g[0], hi = g[0];
+	char title[512];
 	for (int i = 1; i < n; i++) {
 		lo = g[i] < lo ? g[i] : lo;
 		hi = g[i] > hi ? g[i] : hi;
 	}
-	char title[512], label[128];
 	snprintf(title, sizeof title, "%s: gaps of the GA (search) rows to the point's reference, %d rows",
 		 sweep_name(rows), n);
 	svg_open(&sb, (int)(f.left + f.w + 30), (int)(f.top + f.h + 56), title);
-	if (hi - lo <= 1e-9 * fmax(1, fabs(hi))) {
-		struct axis ay = axis_snap(0, n + 0.1 * n, 5, true);
-		svg_y_axis(&sb, &f, &ay, "rows");
-		double x0 = f.left + f.w / 3, x1 = f.left + 2 * f.w / 3, y = f.top + f.h;
-		snprintf(label, sizeof label, "%.2f %%", lo);
-		svg_bar(&sb, &f, &ay, x0, x1, n, label);
-		sb_printf(&sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
-			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%s</text>\n"
-			  "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">"
-			  "gap to the reference (%%)</text>\n",
-			  f.left, y, f.left + f.w, y, (x0 + x1) / 2, y + 18, label,
-			  f.left + f.w / 2, y + 38);
-		sb_printf(&sb, "</svg>\n");
-		return sb_finish(&sb);
-	}
-	struct axis ax = axis_snap(lo, hi, 10, false);
-	int nb = ax.nticks - 1, *count = calloc(nb, sizeof *count), top = 0;
-	if (!count) {
+	if (hi - lo < 1e-6) {   /* percentage points */
+		histogram_one_value(&sb, &f, lo, n);
+	} else if (!histogram_bins(&sb, &f, g, n, lo, hi)) {
 		free(sb_finish(&sb));
 		return NULL;
 	}
-	for (int i = 0; i < n; i++) {
-		int b = (int)floor((g[i] - ax.lo) / ax.step + 1e-9);
-		count[b < 0 ? 0 : b >= nb ? nb - 1 : b]++;   /* the last bin is closed */
-	}
-	for (int b = 0; b < nb; b++)
-		top = count[b] > top ? count[b] : top;
-	struct axis ay = axis_snap(0, top + 0.1 * top, 5, true);
-	svg_y_axis(&sb, &f, &ay, "rows");
-	for (int b = 0; b < nb; b++) {
-		double a = axis_tick(&ax, b), z = axis_tick(&ax, b + 1);
-		snprintf(label, sizeof label, "%.*f to %.*f %%", ax.decimals, a, ax.decimals, z);
-		svg_bar(&sb, &f, &ay, axis_px(&ax, a, f.left, f.left + f.w),
-			axis_px(&ax, z, f.left, f.left + f.w), count[b], label);
-	}
-	svg_x_axis(&sb, &f, &ax, "gap to the reference (%)");
 	sb_printf(&sb, "</svg>\n");
-	free(count);
 	return sb_finish(&sb);
 }
 

@@ -11,6 +11,7 @@
 #define PIPEOPT_SWEEP_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "sched/error.h"
