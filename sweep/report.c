@@ -128,7 +128,7 @@ static bool row_gap(const json_t *row, const json_t *refs, double *gap)
 
 struct method_sum {
 	const char *name;
-	int rows, failures, certified;
+	int rows, failures, unsupported, certified;
 	int wins, points;          /* points it has rows at; points it has the best objective */
 	int bubble_n, gap_n;
 	double bubble_sum, gap_sum, worst_gap;
@@ -164,6 +164,8 @@ static void count_rows(const json_t *rows, const json_t *refs, json_t *index,
 			s->failures++;
 			continue;
 		}
+		const char *status = json_string_value(json_object_get(row, "status"));
+		s->unsupported += status && !strcmp(status, "unsupported");
 		s->certified += json_is_true(json_object_get(row, "certified"));
 		if (row_number(row, "bubble_ratio", &v)) {
 			s->bubble_sum += v;
@@ -246,8 +248,9 @@ json_t *report_summary(const json_t *rows)
 	for (int k = 0; k < n; k++) {
 		const struct method_sum *s = &m[k];
 		int ran = s->rows - s->failures;
-		json_array_append_new(out, json_pack("{s:s,s:i,s:i,s:o,s:i,s:i,s:o,s:o,s:o}",
+		json_array_append_new(out, json_pack("{s:s,s:i,s:i,s:i,s:o,s:i,s:i,s:o,s:o,s:o}",
 			"method", s->name, "rows", s->rows, "failures", s->failures,
+			"unsupported", s->unsupported,
 			"mean_bubble_ratio", mean_or_null(s->bubble_sum, s->bubble_n),
 			"wins", s->wins, "points", s->points,
 			"share_certified", mean_or_null(s->certified, ran),
@@ -262,18 +265,20 @@ json_t *report_summary(const json_t *rows)
 
 /* ---- the table -------------------------------------------------------------------- */
 
-#define NCOLS 8
+#define NCOLS 9
 
 /* The cells of one summary entry (percentages, "-" for null). */
 static void summary_cells(const json_t *s, char cell[NCOLS][128])
 {
 	const char *pct_keys[] = {"mean_bubble_ratio", "share_certified", "mean_gap", "worst_gap"};
-	const int pct_col[] = {3, 5, 6, 7}, digits[] = {1, 1, 2, 2};
+	const int pct_col[] = {4, 6, 7, 8}, digits[] = {1, 1, 2, 2};
 	snprintf(cell[0], 128, "%s", json_string_value(json_object_get(s, "method")));
 	snprintf(cell[1], 128, "%lld", (long long)json_integer_value(json_object_get(s, "rows")));
 	snprintf(cell[2], 128, "%lld",
 		 (long long)json_integer_value(json_object_get(s, "failures")));
-	snprintf(cell[4], 128, "%lld/%lld",
+	snprintf(cell[3], 128, "%lld",
+		 (long long)json_integer_value(json_object_get(s, "unsupported")));
+	snprintf(cell[5], 128, "%lld/%lld",
 		 (long long)json_integer_value(json_object_get(s, "wins")),
 		 (long long)json_integer_value(json_object_get(s, "points")));
 	for (int i = 0; i < 4; i++) {
@@ -288,8 +293,9 @@ static void summary_cells(const json_t *s, char cell[NCOLS][128])
 
 void report_print(FILE *out, const json_t *summary, bool markdown)
 {
-	static const char *const head[NCOLS] = {"method", "rows", "failures", "mean bubble",
-						"wins/points", "certified", "mean gap", "worst gap"};
+	static const char *const head[NCOLS] = {"method", "rows", "failures", "unsupported",
+						"mean bubble", "wins/points", "certified", "mean gap",
+						"worst gap"};
 	size_t n = json_array_size(summary);
 	char (*cells)[NCOLS][128] = calloc(n + 1, sizeof *cells);
 	int width[NCOLS];

@@ -17,10 +17,11 @@
 #include "sched/error.h"
 
 /* Per method (in first-seen order): rows, failures (status "error"),
+ * unsupported (status "unsupported": a family that cannot run the point),
  * mean bubble ratio, wins (points where its objective is the smallest of
  * all methods', ties counted for each), share certified, mean and worst
  * gap to the point's reference. As a JSON array of objects (new
- * reference) with keys method, rows, failures, mean_bubble_ratio, wins,
+ * reference) with keys method, rows, failures, unsupported, mean_bubble_ratio, wins,
  * points, share_certified, mean_gap, worst_gap (null when no row of the
  * method has an objective). */
 json_t *report_summary(const json_t *rows);

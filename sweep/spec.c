@@ -249,7 +249,6 @@ static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *
 	struct sweep_point *p = &s->points[s->npoints++];
 	memset(p, 0, sizeof *p);
 	p->params = json_deep_copy(params);
-	p->key = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
 	p->devices = devices;
 	if (instance && !json_object_get(instance, "name")) {   /* "SWEEP-POINT" */
 		char name[300];
@@ -260,17 +259,28 @@ static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *
 		p->instance = json_dumps(instance, JSON_COMPACT);
 	if (graph)
 		p->graph = strdup(graph);
-	if (!p->params || !p->key || (instance && !p->instance) || (graph && !p->graph))
+	if (!p->params || (instance && !p->instance) || (graph && !p->graph))
 		return fail(c, "instances", "out of memory");
 	if (instance) {   /* validate now: a bad point fails before anything runs */
 		char src[600];
 		struct instance *in = NULL;
-		snprintf(src, sizeof src, "%s, point %d %s", c->source, s->npoints - 1, p->key);
-		enum status st = instance_parse(p->instance, src, &in, c->err);
-		instance_free(in);
-		if (st)
+		char *shown = json_dumps(params, JSON_COMPACT | JSON_SORT_KEYS);
+		snprintf(src, sizeof src, "%s, point %d %s", c->source, s->npoints - 1,
+			 shown ? shown : "");
+		free(shown);
+		if (instance_parse(p->instance, src, &in, c->err))
 			return STATUS_ERROR;
+		/* the instance's sizes are inputs too (for files, the only ones) */
+		if (!json_object_get(p->params, "devices"))
+			json_object_set_new(p->params, "devices", json_integer(in->devices));
+		if (!json_object_get(p->params, "microbatches"))
+			json_object_set_new(p->params, "microbatches", json_integer(in->microbatches));
+		if (!json_object_get(p->params, "stages"))
+			json_object_set_new(p->params, "stages", json_integer(in->stages));
+		instance_free(in);
 	}
+	if (!(p->key = json_dumps(p->params, JSON_COMPACT | JSON_SORT_KEYS)))
+		return fail(c, "instances", "out of memory");
 	return STATUS_OK;
 }
 
