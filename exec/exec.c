@@ -520,6 +520,32 @@ static enum status run_cuda(struct run *run, struct exec_result *res, struct err
 	return STATUS_OK;
 }
 
+/* The run on CPU threads, one worker per device. */
+static enum status run_threads(struct run *run, struct exec_result *res, struct error *err)
+{
+	int D = run->in->devices, started = 0;
+	enum status st = STATUS_OK;
+	pthread_t *tid = calloc(D, sizeof *tid);
+	struct worker_arg *args = calloc(D, sizeof *args);
+	run->t0 = clock_seconds();
+	for (int d = 0; tid && args && d < D; d++) {
+		args[d] = (struct worker_arg){run, d};
+		if (pthread_create(&tid[d], NULL, worker, &args[d]))
+			break;
+		started++;
+	}
+	for (int d = 0; d < started; d++)
+		pthread_join(tid[d], NULL);
+	res->measured_makespan_s = clock_seconds() - run->t0;
+	if (started < D)
+		st = err_set(err, "exec: could not start %d worker threads", D);
+	else if (run->failed)
+		st = err_set(err, "%s", run->err.msg);
+	free(tid);
+	free(args);
+	return st;
+}
+
 enum status exec_run(const struct instance *in, const struct schedule *s,
 		     const struct exec_options *o, struct exec_result *res, struct error *err)
 {
@@ -535,38 +561,9 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 			       in->microbatches);
 	}
 	run.watchdog = o->watchdog;
-	if (o->cuda) {
-		enum status st = run_cuda(&run, res, err);
-		if (!st)
-			st = exec_finish(in, s, o, &run, res, err);
-		exec_run_release(&run);
-		exec_model_free(m);
-		if (st)
-			exec_result_release(res);
-		return st;
-	}
-	enum status st = STATUS_OK;
-	pthread_t *tid = calloc(in->devices, sizeof *tid);
-	struct worker_arg *args = calloc(in->devices, sizeof *args);
-	int started = 0;
-	run.t0 = clock_seconds();
-	for (int d = 0; tid && args && d < in->devices; d++) {
-		args[d] = (struct worker_arg){&run, d};
-		if (pthread_create(&tid[d], NULL, worker, &args[d]))
-			break;
-		started++;
-	}
-	for (int d = 0; d < started; d++)
-		pthread_join(tid[d], NULL);
-	res->measured_makespan_s = clock_seconds() - run.t0;
-	if (started < in->devices)
-		st = err_set(err, "exec: could not start %d worker threads", in->devices);
-	else if (run.failed)
-		st = err_set(err, "%s", run.err.msg);
+	enum status st = o->cuda ? run_cuda(&run, res, err) : run_threads(&run, res, err);
 	if (!st)
 		st = exec_finish(in, s, o, &run, res, err);
-	free(tid);
-	free(args);
 	exec_run_release(&run);
 	exec_model_free(m);
 	if (st)
