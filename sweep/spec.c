@@ -68,6 +68,17 @@ static bool number_in(json_t *v, double lo, double hi, double *out)
 	return *out >= lo && *out <= hi;
 }
 
+/* The index of the first entry of list equal to an earlier one, or -1:
+ * a repeated value would give two tasks with one key. */
+static int repeated(json_t *list)
+{
+	for (size_t i = 1; i < json_array_size(list); i++)
+		for (size_t k = 0; k < i; k++)
+			if (json_equal(json_array_get(list, i), json_array_get(list, k)))
+				return (int)i;
+	return -1;
+}
+
 /* ---- methods ---------------------------------------------------------------------- */
 
 static enum status parse_seeds(const struct ctx *c, const char *key, json_t *v,
@@ -83,6 +94,8 @@ static enum status parse_seeds(const struct ctx *c, const char *key, json_t *v,
 	}
 	if (!json_is_array(v) || !json_array_size(v) || json_array_size(v) > 10000)
 		return fail(c, key, "expected a list of 1 to 10000 seeds");
+	if (repeated(v) >= 0)
+		return fail(c, key, "seeds: entry %d repeats an earlier seed", repeated(v));
 	m->nseeds = (int)json_array_size(v);
 	m->seeds = calloc(m->nseeds, sizeof *m->seeds);
 	if (!m->seeds)
@@ -242,10 +255,14 @@ static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *
 {
 	if (s->npoints >= SWEEP_MAX_TASKS)
 		return fail(c, "instances", "more than %d points", SWEEP_MAX_TASKS);
-	struct sweep_point *pts = realloc(s->points, (s->npoints + 1) * sizeof *pts);
-	if (!pts)
-		return fail(c, "instances", "out of memory");
-	s->points = pts;
+	if (s->npoints == s->cap) {   /* doubling: a million points, not a million copies */
+		int cap = s->cap ? 2 * s->cap : 64;
+		struct sweep_point *pts = realloc(s->points, cap * sizeof *pts);
+		if (!pts)
+			return fail(c, "instances", "out of memory");
+		s->points = pts;
+		s->cap = cap;
+	}
 	struct sweep_point *p = &s->points[s->npoints++];
 	memset(p, 0, sizeof *p);
 	p->params = json_deep_copy(params);
@@ -284,6 +301,16 @@ static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *
 	return STATUS_OK;
 }
 
+/* Tasks per point: repetitions x (one per method, one per seed of a
+ * search), known before any point is built. */
+static double tasks_per_point(const struct sweep_spec *s)
+{
+	double n = 0;
+	for (int m = 0; m < s->nmethods; m++)
+		n += s->methods[m].kind == METHOD_SEARCH ? s->methods[m].nseeds : 1;
+	return n * s->reps;
+}
+
 /* Every combination of the grid applied to base (a copy per point), with
  * extra params (e.g. the file) in each point's params. */
 static enum status expand_grid(const struct ctx *c, struct sweep_spec *s, json_t *grid,
@@ -305,13 +332,15 @@ static enum status expand_grid(const struct ctx *c, struct sweep_spec *s, json_t
 			snprintf(key, sizeof key, "instances.grid.%s", k);
 			if (!json_is_array(v) || !json_array_size(v))
 				return fail(c, key, "expected a non-empty list of values");
+			if (repeated(v) >= 0)
+				return fail(c, key, "entry %d repeats an earlier value", repeated(v));
 			keys[i] = k;
 			vals[i++] = v;
 			total *= (double)json_array_size(v);
 		}
-	if (total * s->nmethods > SWEEP_MAX_TASKS)
-		return fail(c, "instances.grid", "%.0f points x %d methods is more than %d tasks", total,
-			    s->nmethods, SWEEP_MAX_TASKS);
+	if ((s->npoints + total) * tasks_per_point(s) > SWEEP_MAX_TASKS)
+		return fail(c, "instances.grid", "%.0f points x %.0f tasks each (methods, seeds, repetitions) is more than %d tasks",
+			    s->npoints + total, tasks_per_point(s), SWEEP_MAX_TASKS);
 	for (;;) {
 		json_t *inst = json_deep_copy(base), *params = json_deep_copy(extra);
 		bool ok = inst && params;
@@ -345,6 +374,8 @@ static enum status parse_files(const struct ctx *c, struct sweep_spec *s, json_t
 {
 	if (!json_is_array(files) || !json_array_size(files))
 		return fail(c, "instances.files", "expected a non-empty list of instance files");
+	if (repeated(files) >= 0)
+		return fail(c, "instances.files", "entry %d repeats an earlier file", repeated(files));
 	for (size_t i = 0; i < json_array_size(files); i++) {
 		const char *f = json_string_value(json_array_get(files, i));
 		if (!f)
@@ -354,9 +385,11 @@ static enum status parse_files(const struct ctx *c, struct sweep_spec *s, json_t
 		json_t *base = NULL;
 		enum status st = !path ? fail(c, "instances.files", "out of memory")
 				       : file_slurp(path, "instance", &text, c->err);
+		if (st && path)
+			err_prefix(c->err, "spec '%s': instances.files[%zu]", c->source, i);
 		if (!st && !(base = json_loads(text, JSON_REJECT_DUPLICATES, &je)))
-			st = err_set(c->err, "instance '%s': line %d, column %d: %s", path, je.line,
-				     je.column, je.text);
+			st = fail(c, "instances.files", "instance '%s': line %d, column %d: %s", path,
+				  je.line, je.column, je.text);
 		if (!st) {
 			json_t *extra = json_pack("{s:s}", "file", f);
 			st = expand_grid(c, s, grid, base, extra);
@@ -378,6 +411,14 @@ static enum status parse_graphs(const struct ctx *c, struct sweep_spec *s, json_
 		return fail(c, "instances.graphs", "expected a non-empty list of model graph files");
 	if (!json_is_array(devices) || !json_array_size(devices))
 		return fail(c, "instances.devices", "expected a non-empty list of device counts");
+	if (repeated(graphs) >= 0)
+		return fail(c, "instances.graphs", "entry %d repeats an earlier graph", repeated(graphs));
+	if (repeated(devices) >= 0)
+		return fail(c, "instances.devices", "entry %d repeats an earlier count", repeated(devices));
+	if ((double)json_array_size(graphs) * json_array_size(devices) * tasks_per_point(s) > SWEEP_MAX_TASKS)
+		return fail(c, "instances", "%zu graphs x %zu device counts x %.0f tasks each is more than %d tasks",
+			    json_array_size(graphs), json_array_size(devices), tasks_per_point(s),
+			    SWEEP_MAX_TASKS);
 	for (size_t i = 0; i < json_array_size(graphs); i++) {
 		const char *f = json_string_value(json_array_get(graphs, i));
 		if (!f)

@@ -49,6 +49,7 @@ struct sweep_task {
 struct sweep_spec {
 	char *name;
 	int npoints, nmethods, reps, ntasks;
+	int cap;                 /* points allocated */
 	struct sweep_point *points;
 	struct sweep_method *methods;
 	struct sweep_task *tasks;
