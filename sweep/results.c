@@ -10,68 +10,67 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sched/fileio.h"
 
-/* Parse the text's lines into rows. `*good` = bytes of the complete,
- * parsed prefix; `*torn` when a last line is incomplete or unparsable. */
-static enum status parse_lines(const char *path, const char *text, size_t len, json_t *rows,
-			       size_t *good, bool *torn, struct error *err)
+/* Read the file's lines into rows, streaming (results can outgrow any
+ * whole-file buffer). `*good` = bytes of the complete, parsed prefix;
+ * `*torn` when the last line lacks its newline or is not a JSON object
+ * (NUL bytes included: a crash can leave a zero-filled tail when the
+ * size reached the disk before the data). A bad line before the last is an
+ * error naming it. Empty lines are skipped. */
+static enum status read_rows(const char *path, FILE *f, json_t *rows, long *good, bool *torn,
+			     struct error *err)
 {
-	size_t at = 0;
-	int line = 0;
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	long at = 0;
+	int lineno = 0, bad = 0;
 	*good = 0;
 	*torn = false;
-	while (at < len) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t end = nl ? (size_t)(nl - text) : len;
-		line++;
-		json_error_t je;
-		json_t *row = json_loadb(text + at, end - at, 0, &je);
-		bool last = !nl || end + 1 == len;
-		if (!nl || !json_is_object(row)) {
+	while ((n = getline(&line, &cap, f)) != -1) {
+		lineno++;
+		if (bad) {   /* the bad line was not the last */
+			free(line);
+			return err_set(err, "results '%s': line %d: not a JSON object", path, bad);
+		}
+		bool nl = line[n - 1] == '\n';
+		size_t len = (size_t)n - nl;
+		at += n;
+		if (!nl) {   /* the last line, cut short */
+			*torn = true;
+			break;
+		}
+		if (!len) {
+			*good = at;
+			continue;
+		}
+		json_t *row = memchr(line, 0, len) ? NULL : json_loadb(line, len, 0, NULL);
+		if (!json_is_object(row)) {
 			json_decref(row);
-			if (last) {
-				*torn = true;
-				return STATUS_OK;
-			}
-			if (end == at)   /* an empty line: skip it */
-				goto next;
-			return err_set(err, "results '%s': line %d: not a JSON object (%s)", path, line,
-				       row ? "another JSON value" : je.text);
+			bad = lineno;
+			continue;
 		}
 		json_array_append_new(rows, row);
-	next:
-		at = end + 1;
 		*good = at;
 	}
-	return STATUS_OK;
-}
-
-static enum status slurp_optional(const char *path, char **text, size_t *len, struct error *err)
-{
-	struct stat st;
-	*text = NULL;
-	*len = 0;
-	if (stat(path, &st) && errno == ENOENT)
-		return STATUS_OK;
-	if (file_slurp(path, "results", text, err))
-		return STATUS_ERROR;
-	*len = strlen(*text);
+	free(line);
+	if (ferror(f))
+		return err_set(err, "results '%s': read failed", path);
+	*torn |= bad != 0;
 	return STATUS_OK;
 }
 
 enum status results_load(const char *path, json_t **rows, struct error *err)
 {
-	char *text;
-	size_t len, good;
+	long good;
 	bool torn;
 	*rows = NULL;
-	if (file_slurp(path, "results", &text, err))
-		return STATUS_ERROR;
-	len = strlen(text);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return err_set(err, "results '%s': cannot open: %s", path, strerror(errno));
 	json_t *a = json_array();
-	enum status st = parse_lines(path, text, len, a, &good, &torn, err);
-	free(text);
+	enum status st = read_rows(path, f, a, &good, &torn, err);
+	fclose(f);
 	if (st) {
 		json_decref(a);
 		return st;
@@ -82,29 +81,31 @@ enum status results_load(const char *path, json_t **rows, struct error *err)
 
 enum status results_open(const char *path, struct results *r, struct error *err)
 {
-	char *text;
-	size_t len, good;
+	long good = 0;
+	enum status st = STATUS_OK;
 	memset(r, 0, sizeof *r);
 	r->fd = -1;
-	if (slurp_optional(path, &text, &len, err))
-		return STATUS_ERROR;
 	r->rows = json_array();
-	enum status st = parse_lines(path, text ? text : "", len, r->rows, &good, &r->torn, err);
-	free(text);
-	if (st)
-		goto fail;
+	FILE *f = fopen(path, "r");
+	if (!f && errno != ENOENT)
+		return err_set(err, "results '%s': cannot open: %s", path, strerror(errno));
+	if (f) {
+		st = read_rows(path, f, r->rows, &good, &r->torn, err);
+		fseek(f, 0, SEEK_END);
+		r->torn_bytes = ftell(f) - good;
+		fclose(f);
+		if (st)
+			goto fail;
+	}
 	r->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (r->fd < 0) {
 		st = err_set(err, "results '%s': cannot open for appending: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (r->torn) {
-		r->torn_bytes = (long)(len - good);
-		if (ftruncate(r->fd, (off_t)good) || fsync(r->fd)) {
-			st = err_set(err, "results '%s': cannot cut the torn last line: %s", path,
-				     strerror(errno));
-			goto fail;
-		}
+	if (r->torn && (ftruncate(r->fd, (off_t)good) || fsync(r->fd))) {
+		st = err_set(err, "results '%s': cannot cut the torn last line: %s", path,
+			     strerror(errno));
+		goto fail;
 	}
 	if (!(r->path = strdup(path))) {
 		st = err_set(err, "results '%s': out of memory", path);

@@ -69,14 +69,23 @@ static bool number_in(json_t *v, double lo, double hi, double *out)
 }
 
 /* The index of the first entry of list equal to an earlier one, or -1:
- * a repeated value would give two tasks with one key. */
+ * a repeated value would give two tasks with one key. Linear: each value's
+ * canonical text goes into a hash set (jansson's object). */
 static int repeated(json_t *list)
 {
-	for (size_t i = 1; i < json_array_size(list); i++)
-		for (size_t k = 0; k < i; k++)
-			if (json_equal(json_array_get(list, i), json_array_get(list, k)))
-				return (int)i;
-	return -1;
+	json_t *seen = json_object();
+	int at = -1;
+	for (size_t i = 0; seen && at < 0 && i < json_array_size(list); i++) {
+		char *text = json_dumps(json_array_get(list, i),
+					JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+		if (text && json_object_get(seen, text))
+			at = (int)i;
+		else if (text)
+			json_object_set_new(seen, text, json_true());
+		free(text);
+	}
+	json_decref(seen);
+	return at;
 }
 
 /* ---- methods ---------------------------------------------------------------------- */
@@ -332,8 +341,6 @@ static enum status expand_grid(const struct ctx *c, struct sweep_spec *s, json_t
 			snprintf(key, sizeof key, "instances.grid.%s", k);
 			if (!json_is_array(v) || !json_array_size(v))
 				return fail(c, key, "expected a non-empty list of values");
-			if (repeated(v) >= 0)
-				return fail(c, key, "entry %d repeats an earlier value", repeated(v));
 			keys[i] = k;
 			vals[i++] = v;
 			total *= (double)json_array_size(v);
@@ -341,6 +348,14 @@ static enum status expand_grid(const struct ctx *c, struct sweep_spec *s, json_t
 	if ((s->npoints + total) * tasks_per_point(s) > SWEEP_MAX_TASKS)
 		return fail(c, "instances.grid", "%.0f points x %.0f tasks each (methods, seeds, repetitions) is more than %d tasks",
 			    s->npoints + total, tasks_per_point(s), SWEEP_MAX_TASKS);
+	for (i = 0; i < nk; i++) {
+		int r = repeated(vals[i]);
+		if (r >= 0) {
+			char key[300];
+			snprintf(key, sizeof key, "instances.grid.%s", keys[i]);
+			return fail(c, key, "entry %d repeats an earlier value", r);
+		}
+	}
 	for (;;) {
 		json_t *inst = json_deep_copy(base), *params = json_deep_copy(extra);
 		bool ok = inst && params;
