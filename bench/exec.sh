@@ -12,8 +12,10 @@
 #           and the worst;
 #   common: the simulator with one cost set profiled first (a 1f1b run's
 #           mean F, B, W), the instance the solver optimised: the ranking
-#           it predicts is compared with the measured one (median of the
-#           rounds); schedules predicted within 1 % of each other are tied
+#           it predicts is compared with the measured one (the fastest of
+#           the rounds: on a shared VM whole runs slow down by up to 2x,
+#           whatever the schedule, so the minimum is the schedule's own
+#           time); schedules predicted within 1 % of each other are tied
 #           and may come in either order.
 #
 # usage: bench/exec.sh [-H HIDDEN] [-R ROWS] [-M MICROBATCHES] [-n ROUNDS] [PIPEOPT]
@@ -53,24 +55,25 @@ import json, statistics, sys
 tmp, rounds, names = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 cal = json.load(open(f"{tmp}/t.json"))["cost"]
 print(f"profiled costs (us): F {cal['F']}, B {cal['B']}, W {cal['W']}\n")
-print("| schedule | grad rel err | peak live (measured / predicted) | measured s (median) | predicted s (own costs) | ratio median (worst) | predicted s (common costs) |")
-print("|---|---|---|---|---|---|---|")
+print("| schedule | grad rel err | peak live (measured / predicted) | measured s (median) | predicted s (own costs) | ratio median (worst) | measured s (fastest) | predicted s (common costs) |")
+print("|---|---|---|---|---|---|---|---|")
 meas, common = {}, {}
 for n in names:
     runs = [json.load(open(f"{tmp}/{n}.{r}.json")) for r in range(1, rounds + 1)]
-    meas[n] = statistics.median(j["measured_makespan_s"] for j in runs)
+    med = statistics.median(j["measured_makespan_s"] for j in runs)
+    meas[n] = min(j["measured_makespan_s"] for j in runs)
     common[n] = json.load(open(f"{tmp}/{n}.common.json"))["makespan"] * 1e-6
     worst = max(runs, key=lambda j: abs(j["ratio"] - 1))
     err = max(j["grad_max_rel_err"] for j in runs)
     peaks = all(j["peak_live_activations"] == j["predicted_peak"] for j in runs)
     j = runs[0]
     print(f'| {n} | {err:.2g} | {j["peak_live_activations"]} / {j["predicted_peak"]}{"" if peaks else " (DIFFERENT in a round)"} '
-          f'| {meas[n]:.4f} | {statistics.median(r["predicted_makespan_s"] for r in runs):.4f} '
-          f'| {statistics.median(r["ratio"] for r in runs):.3f} ({worst["ratio"]:.3f}) | {common[n]:.4f} |')
+          f'| {med:.4f} | {statistics.median(r["predicted_makespan_s"] for r in runs):.4f} '
+          f'| {statistics.median(r["ratio"] for r in runs):.3f} ({worst["ratio"]:.3f}) | {meas[n]:.4f} | {common[n]:.4f} |')
 m = sorted(names, key=lambda n: meas[n])
 p = sorted(names, key=lambda n: common[n])
 bad = [(a, b) for i, a in enumerate(m) for b in m[i + 1:] if common[a] > common[b] * 1.01]
-print(f"\nmeasured ranking:           {' < '.join(m)}")
+print(f"\nmeasured ranking (fastest): {' < '.join(m)}")
 print(f"predicted (common costs):   {' < '.join(p)}")
 print(f"pairs out of order (beyond 1 % ties): {len(bad)} {bad if bad else ''}")
 PY

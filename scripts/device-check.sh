@@ -24,5 +24,5 @@ for f in 1f1b zb-h1 gpipe; do
   "$bin" exec datasets/instances/exec-transformer-4.json --family "$f" --device cuda --hidden 1024 --rows 256 --json > "$out/exec-cuda-$f.json" 2>&1
   echo "cuda $f: $(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print({k: j.get(k) for k in ('grad_max_rel_err','peaks_equal','measured_makespan_s','predicted_makespan_s','ratio','error')})" "$out/exec-cuda-$f.json" 2>&1)" | tee -a "$out/exec-cuda.txt"
 done
-bench/exec.sh -M 4 -n 5 "$bin" > "$out/exec.md" 2>&1
+bench/exec.sh -M 4 -n 9 "$bin" > "$out/exec.md" 2>&1
 cat "$out"/profile-cuda.txt "$out/exec-cuda.txt" "$out/exec.md" 2>/dev/null | head -80
