@@ -2219,6 +2219,36 @@ static void test_exec_model_graph(void **state)
  * accepts it), and exec then builds and runs that model, but its report
  * says "linear + gelu per stage" (cli/cmd_exec.c keys the label on the
  * graph name alone) next to counts of attention and layernorm layers. */
+/* exec --device cuda: on a GPU the same checks (gradients within fp32
+ * summation-order error, equal peaks); without one (these machines) or
+ * without a CUDA build, exit 1 with one line naming CUDA and no trace
+ * file; with --workers mpi a usage error. */
+static void test_exec_cuda(void **state)
+{
+	struct run r;
+	const char *inst = PIPEOPT_SOURCE_DIR "/datasets/instances/exec-transformer-4.json";
+	remove(tmp("cuda-trace.json"));
+	RUN(&r, "exec", inst, "--family", "1f1b", "--device", "cuda", "--hidden", "32", "--rows", "8",
+	    "--trace", tmp("cuda-trace.json"), "--json");
+	if (r.status == 0) {   /* a GPU */
+		json_t *j = json_loads(r.out, 0, NULL);
+		assert_non_null(j);
+		assert_true(json_real_value(json_object_get(j, "grad_max_rel_err")) <= 1e-4);
+		assert_true(json_is_true(json_object_get(j, "peaks_equal")));
+		json_decref(j);
+	} else {
+		assert_failed_json(&r, NEEDLES("CUDA"));
+		assert_false(access(tmp("cuda-trace.json"), F_OK) == 0);
+	}
+	run_free(&r);
+	RUN(&r, "exec", inst, "--family", "1f1b", "--device", "cuda", "--workers", "mpi");
+	assert_usage(&r);
+	run_free(&r);
+	RUN(&r, "exec", inst, "--family", "1f1b", "--device", "tpu");
+	assert_usage(&r);
+	run_free(&r);
+}
+
 static void test_exec_model_unnamed_graph(void **state)
 {
 	struct run r;
@@ -2466,6 +2496,7 @@ int main(void)
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_exec_model_graph),
 		cmocka_unit_test(test_exec_model_unnamed_graph),
+		cmocka_unit_test(test_exec_cuda),
 		cmocka_unit_test(test_exec_mpi),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
