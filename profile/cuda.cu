@@ -40,14 +40,7 @@ extern "C" {
 
 namespace {
 
-__global__ void gelu_kernel(float *x, size_t n)
-{
-	size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-	if (i < n) {
-		float v = x[i];
-		x[i] = 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-	}
-}
+#include "profile/cuda_common.cuh"
 
 __global__ void layernorm_kernel(float *x, int rows, int n)
 {
@@ -65,7 +58,6 @@ __global__ void layernorm_kernel(float *x, int rows, int n)
 		v[i] = (v[i] - mean) * inv;
 }
 
-#include "profile/cuda_common.cuh"
 
 /* Each row (n wide) normalised in place, one block per row: (x - mean) /
  * sqrt(var + 1e-5). */
@@ -81,56 +73,6 @@ __global__ void layernorm_rows_kernel(float *x, int n)
 	float inv = rsqrtf(block_reduce<false>(s) / n + 1e-5f);
 	for (int i = threadIdx.x; i < n; i += blockDim.x)
 		v[i] = (v[i] - mean) * inv;
-}
-
-__device__ float gelu_of(float v)
-{
-	return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-}
-
-/* y = gelu(x) */
-__global__ void gelu_out_kernel(const float *x, float *y, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x)
-		y[i] = gelu_of(x[i]);
-}
-
-/* dx = dy gelu'(x) */
-__global__ void gelu_grad_kernel(const float *x, const float *dy, float *dx, size_t n)
-{
-	for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-	     i += (size_t)gridDim.x * blockDim.x) {
-		float v = x[i], t = tanhf(0.7978845608f * (v + 0.044715f * v * v * v));
-		dx[i] = dy[i] * (0.5f * (1 + t) +
-				 0.5f * v * (1 - t * t) * 0.7978845608f * (1 + 3 * 0.044715f * v * v));
-	}
-}
-
-/* Softmax of each row (n wide), in place, one block per row. */
-__global__ void softmax_kernel(float *S, int n)
-{
-	float *p = S + (size_t)blockIdx.x * n, mx = -INFINITY, s = 0;
-	for (int i = threadIdx.x; i < n; i += blockDim.x)
-		mx = fmaxf(mx, p[i]);
-	mx = block_reduce<true>(mx);
-	for (int i = threadIdx.x; i < n; i += blockDim.x)
-		s += p[i] = expf(p[i] - mx);
-	s = block_reduce<false>(s);
-	for (int i = threadIdx.x; i < n; i += blockDim.x)
-		p[i] /= s;
-}
-
-/* Softmax backward in place, one block per row: dS = S (dS - rowsum(S dS)). */
-__global__ void softmax_grad_kernel(const float *S, float *dS, int n)
-{
-	const float *p = S + (size_t)blockIdx.x * n;
-	float *d = dS + (size_t)blockIdx.x * n, s = 0;
-	for (int i = threadIdx.x; i < n; i += blockDim.x)
-		s += p[i] * d[i];
-	s = block_reduce<false>(s);
-	for (int i = threadIdx.x; i < n; i += blockDim.x)
-		d[i] = p[i] * (d[i] - s);
 }
 
 /* The table row of sample i's j-th bag entry (cpu.c's). */
@@ -250,7 +192,7 @@ struct mha {
 			mm_batched(G, false, true, s, s, e, scale, QKV + oq, 3 * h, sq, QKV + oq + h,
 				   3 * h, sq, 0, Sm + os, s, ss, n);
 		});
-		softmax_kernel<<<(unsigned)((size_t)q * a * s), THREADS>>>(Sm, s);
+		k_softmax<<<(unsigned)((size_t)q * a * s), THREADS>>>(Sm, s);
 		batches([&](long long oq, long long oo, long long os, long long sq, long long so,
 			    long long ss, int n) {
 			mm_batched(G, false, false, s, e, s, 1, Sm + os, s, ss, QKV + oq + 2 * h, 3 * h, sq,
@@ -268,7 +210,7 @@ struct mha {
 			mm_batched(G, false, true, s, s, e, 1, dO + oo, h, so, QKV + oq + 2 * h, 3 * h, sq,
 				   0, dS + os, s, ss, n);
 		});
-		softmax_grad_kernel<<<(unsigned)((size_t)q * a * s), THREADS>>>(Sm, dS, s);
+		k_softmax_bwd<<<(unsigned)((size_t)q * a * s), THREADS>>>(Sm, dS, s);
 		batches([&](long long oq, long long oo, long long os, long long sq, long long so,
 			    long long ss, int n) {
 			mm_batched(G, false, false, s, e, s, scale, dS + os, s, ss, QKV + oq + h, 3 * h,
@@ -353,7 +295,7 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		bool is_gelu = !strcmp(op->kind, "gelu");
 		auto run = [&] {
 			if (is_gelu)
-				gelu_kernel<<<(unsigned)((total + 255) / 256), 256>>>(x, total);
+				k_gelu<<<blocks_for(total), THREADS>>>(x, x, total);   /* in place */
 			else
 				layernorm_kernel<<<(q + 127) / 128, 128>>>(x, q, n);
 		};
@@ -396,14 +338,14 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 			mm(G, false, false, T, h, h, 1, O, h, Wo, h, 0, Ao, h);                  /* A = O Wo */
 			if (ffn) {
 				mm(G, false, false, T, f, h, 1, Ao, h, W1, f, 0, Hb, f);             /* H = A W1 */
-				gelu_out_kernel<<<blocks_for(Tf), THREADS>>>(Hb, Gb, Tf);            /* G = gelu(H) */
+				k_gelu<<<blocks_for(Tf), THREADS>>>(Hb, Gb, Tf);            /* G = gelu(H) */
 				mm(G, false, false, T, h, f, 1, Gb, f, W2, h, 0, Y, h);              /* Y = G W2 */
 			}
 		}, W, R);
 		c->bwd = median_us([&] {
 			if (ffn) {
 				mm(G, false, true, T, f, h, 1, dY, h, W2, h, 0, dG, f);              /* dG = dY W2^T */
-				gelu_grad_kernel<<<blocks_for(Tf), THREADS>>>(Hb, dG, dH, Tf);      /* dH = gelu'(H) dG */
+				k_gelu_bwd<<<blocks_for(Tf), THREADS>>>(Hb, dG, dH, Tf);      /* dH = gelu'(H) dG */
 				mm(G, false, true, T, h, f, 1, dH, f, W1, f, 0, dA, h);              /* dA = dH W1^T */
 			}
 			mm(G, false, true, T, h, h, 1, dA, h, Wo, h, 0, dO, h);                  /* dO = dA Wo^T */
