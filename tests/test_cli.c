@@ -23,9 +23,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test_helpers.h"
+#include "json_get.h"
+#include "run_helpers.h"
+#include "tmpdir.h"
 
-extern char **environ;
 
 #define ZB "datasets/instances/zb-1p-example.json"
 #define FUSED "datasets/instances/fused-4x8.json"
@@ -37,169 +38,27 @@ static char tmpdir[PATH_MAX];
 
 /* ---- running the binary ------------------------------------------------- */
 
-struct run {
-	int status;      /* exit status, or 128 + signal */
-	char *out, *err; /* everything written, NUL-terminated */
-	size_t out_len, err_len;
-};
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	size_t got;
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (n + 1 == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-		}
-	}
-	fclose(f);
-	if (!buf)
-		fail_msg("out of memory reading '%s'", path);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Run PIPEOPT_BIN with args (NULL-terminated, without argv[0]). */
+/* pipeopt with args (NULL-terminated, without argv[0]) */
 static void run_argv(struct run *r, const char *const *args)
 {
-	static int seq;
-	char out_path[PATH_MAX], err_path[PATH_MAX];
-	snprintf(out_path, sizeof out_path, "%s/.stdout.%d", tmpdir, seq);
-	snprintf(err_path, sizeof err_path, "%s/.stderr.%d", tmpdir, seq++);
-
 	int n = 0;
 	while (args[n])
 		n++;
-	char **argv = calloc(n + 2, sizeof *argv);
+	const char **argv = calloc(n + 2, sizeof *argv);
 	assert_non_null(argv);
-	argv[0] = (char *)PIPEOPT_BIN;
-	for (int i = 0; i < n; i++)
-		argv[i + 1] = (char *)args[i];
-
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path,
-					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path,
-					 O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	pid_t pid;
-	int rc = posix_spawn(&pid, PIPEOPT_BIN, &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
+	argv[0] = PIPEOPT_BIN;
+	memcpy(argv + 1, args, n * sizeof *argv);
+	run_spawn(r, tmpdir, argv);
 	free(argv);
-	if (rc)
-		fail_msg("posix_spawn %s: %s", PIPEOPT_BIN, strerror(rc));
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	r->out = slurp(out_path, &r->out_len);
-	r->err = slurp(err_path, &r->err_len);
-	assert_non_null(r->out);
-	assert_non_null(r->err);
-	unlink(out_path);
-	unlink(err_path);
 }
 
-#define RUN(r, ...) run_argv((r), (const char *const[]){__VA_ARGS__, NULL})
+/* pipeopt with these arguments */
+#define RUN(r, ...) run_spawn((r), tmpdir, (const char *const[]){PIPEOPT_BIN, __VA_ARGS__, NULL})
+
+/* path of `name` inside the temp directory */
+#define tmp(name) path_join(tmpdir, (name))
 
 /* ---- small helpers -------------------------------------------------------- */
-
-/* path of `name` inside the temp directory, in a rotating static buffer */
-static const char *tmp(const char *name)
-{
-	static char bufs[16][PATH_MAX];
-	static int k;
-	char *b = bufs[k++ % 16];
-	snprintf(b, PATH_MAX, "%s/%s", tmpdir, name);
-	return b;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		fail_msg("cannot write '%s'", path);
-	fputs(text, f);
-	fclose(f);
-}
-
-static bool file_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
-}
-
-/* Count files in dir whose name contains ".tmp.". */
-static int count_tmp_files(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += strstr(e->d_name, ".tmp.") != NULL;
-	closedir(d);
-	return n;
-}
-
-static json_t *parse_json(const char *text)
-{
-	json_error_t e;
-	json_t *v = json_loads(text, 0, &e);
-	if (!v)
-		fail_msg("not JSON (line %d: %s): %s", e.line, e.text, text);
-	return v;
-}
-
-static json_t *get(const json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-	if (!v)
-		fail_msg("key '%s' missing", key);
-	return v;
-}
-
-static json_int_t get_int(const json_t *obj, const char *key)
-{
-	json_t *v = get(obj, key);
-	if (!json_is_integer(v))
-		fail_msg("key '%s' is not an integer", key);
-	return json_integer_value(v);
-}
-
-static double get_real(const json_t *obj, const char *key)
-{
-	json_t *v = get(obj, key);
-	if (!json_is_number(v))
-		fail_msg("key '%s' is not a number", key);
-	return json_number_value(v);
-}
-
-static const char *get_str(const json_t *obj, const char *key)
-{
-	json_t *v = get(obj, key);
-	if (!json_is_string(v))
-		fail_msg("key '%s' is not a string", key);
-	return json_string_value(v);
-}
 
 static void assert_int_list(const json_t *arr, const int64_t *want, size_t n)
 {
@@ -605,7 +464,7 @@ static void test_generate_then_simulate(void **state)
 	if (r.status)
 		fail_msg("exit %d: %s", r.status, r.err);
 	assert_int_equal(r.out_len, 0);
-	assert_int_equal(count_tmp_files(tmpdir), 0);
+	assert_int_equal(dir_count(tmpdir, ".tmp."), 0);
 	char *text = slurp(out, NULL);
 	assert_non_null(text);
 	json_t *file = parse_json(text);
@@ -1393,7 +1252,7 @@ static void test_generate_no_partial_output(void **state)
 	run_free(&r);
 	assert_int_equal(count_entries(dir), 1);   /* only "taken" */
 	assert_int_equal(count_entries(sub), 0);
-	assert_int_equal(count_tmp_files(dir), 0);
+	assert_int_equal(dir_count(dir, ".tmp."), 0);
 
 	/* and a successful write leaves only the file */
 	RUN(&r, "generate", "1f1b", FUSED, "-o", out);
@@ -1401,7 +1260,7 @@ static void test_generate_no_partial_output(void **state)
 	run_free(&r);
 	assert_int_equal(count_entries(dir), 2);
 	assert_true(file_exists(out));
-	assert_int_equal(count_tmp_files(dir), 0);
+	assert_int_equal(dir_count(dir, ".tmp."), 0);
 }
 
 static void test_simulate_output(void **state)
@@ -1425,7 +1284,7 @@ static void test_simulate_output(void **state)
 	char *csv = read_ok(out);
 	assert_contains(csv, "\n3F0,3B0,3F1,3B1,");
 	free(csv);
-	assert_int_equal(count_tmp_files(dir), 0);
+	assert_int_equal(dir_count(dir, ".tmp."), 0);
 }
 
 /* ---- usage ------------------------------------------------------------------- */
@@ -1524,24 +1383,16 @@ static void test_help(void **state)
 
 /* ---- setup -------------------------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag,
-		    struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
 	if (chdir(PIPEOPT_SOURCE_DIR))
 		return -1;
-	snprintf(tmpdir, sizeof tmpdir, "%s/pipeopt-cli-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tmpdir_make(tmpdir, sizeof tmpdir, "pipeopt-cli");
 }
 
 static int group_teardown(void **state)
 {
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmpdir);
 }
 
 /* ---- the schedule language through the CLI ------------------------------ */
@@ -2369,7 +2220,7 @@ static void test_plot(void **state)
 	}
 	json_decref(j);
 	run_free(&r);
-	assert_int_equal(count_tmp_files(tmp("sweep-plots")), 0);
+	assert_int_equal(dir_count(tmp("sweep-plots"), ".tmp."), 0);
 
 	/* human output: the files, then the table */
 	RUN(&r, "plot", results, "-o", tmp("md"), "--y", "bubble_ratio", "--markdown");

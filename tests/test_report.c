@@ -6,6 +6,9 @@
  */
 #define _GNU_SOURCE
 #include "test_helpers.h"
+#include "tmpdir.h"
+
+#define dir_count_all(dir) dir_count((dir), NULL)
 
 #include <dirent.h>
 #include <ftw.h>
@@ -64,16 +67,6 @@ static void assert_null_key(const json_t *s, const char *key)
 		fail_msg("key '%s' is not null", key);
 }
 
-static const char *path_in(const char *dir, const char *name)
-{
-	static char bufs[8][PATH_MAX];
-	static int k;
-	char *b = bufs[k++ % 8], joined[PATH_MAX];
-	snprintf(joined, sizeof joined, "%s/%s", dir, name);   /* dir may be an older buffer */
-	memcpy(b, joined, sizeof joined);
-	return b;
-}
-
 static bool exists(const char *path)
 {
 	struct stat st;
@@ -94,18 +87,6 @@ static char *slurp(const char *path)
 	buf[n] = 0;
 	fclose(f);
 	return buf;
-}
-
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
-	closedir(d);
-	return n;
 }
 
 __attribute__((noinline)) static size_t count_substr(const char *s, const char *needle)
@@ -394,10 +375,10 @@ static void test_plot_common_points(void **state)
 		"{\"sweep\":\"s\",\"point\":1,\"rep\":0,\"method\":\"B\",\"status\":\"unsupported\",\"params\":{\"microbatches\":4},\"objective\":null}]");
 	json_t *written = json_array();
 	struct error err = {{0}};
-	const char *dir = path_in(tmpdir, "common");
+	const char *dir = path_join(tmpdir, "common");
 	if (report_plots(rows, dir, NULL, NULL, written, &err))
 		fail_msg("report_plots: %s", err.msg);
-	char *svg = slurp(path_in(dir, "objective.svg"));
+	char *svg = slurp(path_join(dir, "objective.svg"));
 	assert_contains(svg, "A: microbatches 4: mean 10 (1 rows)");
 	assert_contains(svg, "B: microbatches 4: mean 20 (1 rows)");
 	assert_contains(svg, "over the 1 points every method solved");
@@ -410,16 +391,16 @@ static void test_plots_written(void **state)
 {
 	json_t *rows = rows_of(summary_rows), *written = json_array();
 	struct error err = {{0}};
-	const char *dir = path_in(tmpdir, "nested/plots");   /* neither exists */
+	const char *dir = path_join(tmpdir, "nested/plots");   /* neither exists */
 	if (report_plots(rows, dir, NULL, NULL, written, &err))
 		fail_msg("report_plots: %s", err.msg);
 	assert_int_equal(json_array_size(written), 2);
 	assert_string_equal(json_string_value(json_array_get(written, 0)),
-			    path_in(dir, "objective.svg"));
-	assert_string_equal(json_string_value(json_array_get(written, 1)), path_in(dir, "gap.svg"));
-	assert_int_equal(count_entries(dir), 2);
+			    path_join(dir, "objective.svg"));
+	assert_string_equal(json_string_value(json_array_get(written, 1)), path_join(dir, "gap.svg"));
+	assert_int_equal(dir_count_all(dir), 2);
 
-	char *svg = slurp(path_in(dir, "objective.svg"));
+	char *svg = slurp(path_join(dir, "objective.svg"));
 	assert_well_formed(svg);
 	/* A, B, C, G have objectives; D has none: 4 lines, 5 legend entries */
 	assert_int_equal(count_substr(svg, "<polyline"), 4);
@@ -434,7 +415,7 @@ static void test_plots_written(void **state)
 	free(svg);
 
 	/* the GA's gaps: 9/104 (8.65 %), 10/190 (5.26 %), 0 */
-	svg = slurp(path_in(dir, "gap.svg"));
+	svg = slurp(path_join(dir, "gap.svg"));
 	assert_well_formed(svg);
 	assert_int_equal(histogram_total(svg), 3);
 	assert_contains(svg, ">rows<");
@@ -456,10 +437,10 @@ static void test_plots_degenerate(void **state)
 		"  \"objective\":null,\"bubble_ratio\":null},"
 		" {\"params\":{\"devices\":\"four\"},\"method\":\"s\",\"status\":\"feasible\","
 		"  \"objective\":7}]");
-	const char *dir = path_in(tmpdir, "degenerate");
+	const char *dir = path_join(tmpdir, "degenerate");
 	struct error err = {{0}};
 	assert_int_equal(mkdir(dir, 0700), 0);
-	FILE *old = fopen(path_in(dir, "gap.svg"), "w");
+	FILE *old = fopen(path_join(dir, "gap.svg"), "w");
 	assert_non_null(old);
 	fclose(old);
 	const char *ys[] = {"objective", "bubble_ratio"};
@@ -468,8 +449,8 @@ static void test_plots_degenerate(void **state)
 		if (report_plots(rows, dir, NULL, ys[i], written, &err))
 			fail_msg("report_plots: %s", err.msg);
 		assert_int_equal(json_array_size(written), 1);
-		assert_false(exists(path_in(dir, "gap.svg")));
-		char *svg = slurp(path_in(dir, "objective.svg"));
+		assert_false(exists(path_join(dir, "gap.svg")));
+		char *svg = slurp(path_join(dir, "objective.svg"));
 		assert_well_formed(svg);
 		assert_int_equal(count_substr(svg, "<polyline"), 2);
 		assert_contains(svg, "a&lt;b&amp;c");
@@ -480,7 +461,7 @@ static void test_plots_degenerate(void **state)
 		free(svg);
 		json_decref(written);
 	}
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(dir_count_all(dir), 1);
 	json_decref(rows);
 }
 
@@ -492,7 +473,7 @@ static void test_plots_errors(void **state)
 	/* x must be numeric in some row */
 	json_t *strs = rows_of("[{\"params\":{\"file\":\"a.json\",\"devices\":2},\"method\":\"A\","
 			       "  \"objective\":3}]");
-	const char *dir = path_in(tmpdir, "never");
+	const char *dir = path_join(tmpdir, "never");
 	assert_int_equal(report_plots(strs, dir, "file", NULL, written, &err), STATUS_ERROR);
 	check_error_message("string x", err.msg, "plot", "'params.file'", "numeric");
 	assert_int_equal(report_plots(rows, dir, "cost.F", NULL, written, &err), STATUS_ERROR);
@@ -506,33 +487,33 @@ static void test_plots_errors(void **state)
 	json_decref(strs);
 
 	/* the directory is a regular file: an error naming it, nothing left */
-	const char *parent = path_in(tmpdir, "errs");
+	const char *parent = path_join(tmpdir, "errs");
 	assert_int_equal(mkdir(parent, 0700), 0);
-	const char *file = path_in(parent, "plots");
+	const char *file = path_join(parent, "plots");
 	FILE *f = fopen(file, "w");
 	fputs("keep", f);
 	fclose(f);
 	assert_int_equal(report_plots(rows, file, NULL, NULL, written, &err), STATUS_ERROR);
 	check_error_message("dir is a file", err.msg, file, "plots", "not a directory");
-	assert_int_equal(count_entries(parent), 1);
+	assert_int_equal(dir_count_all(parent), 1);
 	char *text = slurp(file);
 	assert_string_equal(text, "keep");
 	free(text);
 	/* ... or a directory under one */
-	const char *under = path_in(file, "sub");
+	const char *under = path_join(file, "sub");
 	assert_int_equal(report_plots(rows, under, NULL, NULL, written, &err), STATUS_ERROR);
 	check_error_message("dir under a file", err.msg, under, "plots", "directory");
-	assert_int_equal(count_entries(parent), 1);
+	assert_int_equal(dir_count_all(parent), 1);
 
 	/* a plot's name is taken by a directory: the rename fails, the error
 	 * names the file, and no temporary file stays */
-	const char *taken = path_in(tmpdir, "taken");
+	const char *taken = path_join(tmpdir, "taken");
 	assert_int_equal(mkdir(taken, 0700), 0);
-	assert_int_equal(mkdir(path_in(taken, "objective.svg"), 0700), 0);
+	assert_int_equal(mkdir(path_join(taken, "objective.svg"), 0700), 0);
 	assert_int_equal(report_plots(rows, taken, NULL, NULL, written, &err), STATUS_ERROR);
-	check_error_message("name taken", err.msg, path_in(taken, "objective.svg"), "objective.svg",
+	check_error_message("name taken", err.msg, path_join(taken, "objective.svg"), "objective.svg",
 			    "write failed");
-	assert_int_equal(count_entries(taken), 1);
+	assert_int_equal(dir_count_all(taken), 1);
 	assert_int_equal(json_array_size(written), 0);
 	json_decref(written);
 	json_decref(rows);
@@ -540,21 +521,14 @@ static void test_plots_errors(void **state)
 
 /* ---- setup ------------------------------------------------------------------------ */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
-	snprintf(tmpdir, sizeof tmpdir, "%s/pipeopt-report-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tmpdir_make(tmpdir, sizeof tmpdir, "pipeopt-report");
 }
 
 static int group_teardown(void **state)
 {
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmpdir);
 }
 
 int main(void)

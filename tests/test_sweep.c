@@ -22,6 +22,8 @@
 #include <unistd.h>
 
 #include "test_helpers.h"
+#include "json_get.h"
+#include "tmpdir.h"
 
 #include "brute.h"
 #include "tiny_instances.h"
@@ -32,17 +34,10 @@
 
 static char tmpdir[PATH_MAX];
 
-/* ---- helpers ---------------------------------------------------------------- */
+/* path of `name` inside the temp directory */
+#define tmp(name) path_join(tmpdir, (name))
 
-/* path of `name` inside the temp directory, in a rotating static buffer */
-static const char *tmp(const char *name)
-{
-	static char bufs[16][PATH_MAX];
-	static int k;
-	char *b = bufs[k++ % 16];
-	snprintf(b, PATH_MAX, "%s/%s", tmpdir, name);
-	return b;
-}
+/* ---- helpers ---------------------------------------------------------------- */
 
 static void write_file(const char *path, const char *text)
 {
@@ -121,30 +116,6 @@ static void assert_keys_unique(const struct sweep_spec *s)
 	}
 	assert_int_equal(json_object_size(seen), s->ntasks);
 	json_decref(seen);
-}
-
-static const char *row_str(const json_t *row, const char *key)
-{
-	json_t *v = json_object_get(row, key);
-	if (!json_is_string(v))
-		fail_msg("row key '%s' missing or not a string", key);
-	return json_string_value(v);
-}
-
-static json_int_t row_int(const json_t *row, const char *key)
-{
-	json_t *v = json_object_get(row, key);
-	if (!json_is_integer(v))
-		fail_msg("row key '%s' missing or not an integer", key);
-	return json_integer_value(v);
-}
-
-static bool row_bool(const json_t *row, const char *key)
-{
-	json_t *v = json_object_get(row, key);
-	if (!json_is_boolean(v))
-		fail_msg("row key '%s' missing or not a boolean", key);
-	return json_is_true(v);
 }
 
 /* The index of the task with method name `method` (and seed, if a
@@ -949,12 +920,12 @@ static void check_row_common(const json_t *row, const struct sweep_spec *s,
 			     const struct sweep_task *t, const char *kind)
 {
 	assert_true(json_is_object(row));
-	assert_string_equal(row_str(row, "key"), t->key);
-	assert_string_equal(row_str(row, "sweep"), s->name);
-	assert_int_equal(row_int(row, "point"), t->point);
-	assert_int_equal(row_int(row, "rep"), t->rep);
-	assert_string_equal(row_str(row, "method"), s->methods[t->method].name);
-	assert_string_equal(row_str(row, "kind"), kind);
+	assert_string_equal(get_str(row, "key"), t->key);
+	assert_string_equal(get_str(row, "sweep"), s->name);
+	assert_int_equal(get_int(row, "point"), t->point);
+	assert_int_equal(get_int(row, "rep"), t->rep);
+	assert_string_equal(get_str(row, "method"), s->methods[t->method].name);
+	assert_string_equal(get_str(row, "kind"), kind);
 	assert_true(json_equal(json_object_get(row, "params"), s->points[t->point].params));
 	assert_true(json_is_number(json_object_get(row, "seconds")));
 	assert_true(json_number_value(json_object_get(row, "seconds")) >= 0);
@@ -972,15 +943,15 @@ static void test_run_family(void **state)
 
 	json_t *row = sweep_run_task(s, find_task(s, 0, "1f1b", 0));
 	check_row_common(row, s, find_task(s, 0, "1f1b", 0), "family");
-	assert_int_equal(row_int(row, "objective"), 8);
-	assert_int_equal(row_int(row, "makespan"), 8);
+	assert_int_equal(get_int(row, "objective"), 8);
+	assert_int_equal(get_int(row, "makespan"), 8);
 	assert_double_near(json_real_value(json_object_get(row, "bubble_ratio")), 0.25, 1e-12);
-	json_int_t lb = row_int(row, "lower_bound");
+	json_int_t lb = get_int(row, "lower_bound");
 	assert_true(lb <= opt);   /* a bound above the optimum would be wrong */
-	assert_int_equal(row_int(row, "bound"), lb);
+	assert_int_equal(get_int(row, "bound"), lb);
 	assert_double_near(json_number_value(json_object_get(row, "gap")), (8.0 - lb) / 8.0, 1e-12);
-	assert_false(row_bool(row, "certified"));
-	assert_string_equal(row_str(row, "status"), "feasible");
+	assert_false(get_bool(row, "certified"));
+	assert_string_equal(get_str(row, "status"), "feasible");
 	assert_true(json_is_null(json_object_get(row, "seed")));
 	assert_null(json_object_get(row, "error"));
 	json_decref(row);
@@ -988,22 +959,22 @@ static void test_run_family(void **state)
 	/* zb-v needs the V placement: unsupported, with the reason on one line */
 	row = sweep_run_task(s, find_task(s, 0, "zbv", 0));
 	check_row_common(row, s, find_task(s, 0, "zbv", 0), "family");
-	assert_string_equal(row_str(row, "status"), "unsupported");
-	const char *e = row_str(row, "error");
+	assert_string_equal(get_str(row, "status"), "unsupported");
+	const char *e = get_str(row, "error");
 	assert_null(strchr(e, '\n'));
 	assert_contains(e, "zb-v");
 	assert_true(json_is_null(json_object_get(row, "objective")));
-	assert_false(row_bool(row, "certified"));
+	assert_false(get_bool(row, "certified"));
 	json_decref(row);
 	sweep_spec_free(s);
 
 	/* fused: 1F1B meets the bound, so it is certified optimal */
 	s = one_point_spec(FUSED22, "{\"name\": \"1f1b\", \"family\": \"1f1b\"}");
 	row = sweep_run_task(s, &s->tasks[0]);
-	assert_int_equal(row_int(row, "objective"), 6);
-	assert_int_equal(row_int(row, "lower_bound"), 6);
-	assert_true(row_bool(row, "certified"));
-	assert_string_equal(row_str(row, "status"), "optimal");
+	assert_int_equal(get_int(row, "objective"), 6);
+	assert_int_equal(get_int(row, "lower_bound"), 6);
+	assert_true(get_bool(row, "certified"));
+	assert_string_equal(get_str(row, "status"), "optimal");
 	assert_double_near(json_number_value(json_object_get(row, "gap")), 0, 0);
 	json_decref(row);
 	sweep_spec_free(s);
@@ -1022,13 +993,13 @@ static void test_run_solve_against_brute_force(void **state)
 		json_t *row = sweep_run_task(s, &s->tasks[0]);
 		check_row_common(row, s, &s->tasks[0], "solve");
 		if (!json_is_true(json_object_get(row, "certified")) ||
-		    row_int(row, "objective") != opt)
+		    get_int(row, "objective") != opt)
 			fail_msg("%s: %s; brute force %lld", tiny_instances[i].name,
 				 json_dumps(row, JSON_COMPACT), (long long)opt);
-		assert_string_equal(row_str(row, "status"), "optimal");
-		assert_string_equal(row_str(row, "solver"), "cbc");
-		assert_true(row_int(row, "lower_bound") <= opt);
-		assert_true(row_int(row, "bound") <= opt);
+		assert_string_equal(get_str(row, "status"), "optimal");
+		assert_string_equal(get_str(row, "solver"), "cbc");
+		assert_true(get_int(row, "lower_bound") <= opt);
+		assert_true(get_int(row, "bound") <= opt);
 		assert_null(json_object_get(row, "error"));
 		json_decref(row);
 		sweep_spec_free(s);
@@ -1048,11 +1019,11 @@ static void test_run_search(void **state)
 	for (int i = 0; i < 2; i++) {
 		json_t *row = sweep_run_task(s, &s->tasks[i]);
 		check_row_common(row, s, &s->tasks[i], "search");
-		assert_int_equal(row_int(row, "seed"), i ? 9 : 7);
-		json_int_t obj = row_int(row, "objective"), lb = row_int(row, "lower_bound");
+		assert_int_equal(get_int(row, "seed"), i ? 9 : 7);
+		json_int_t obj = get_int(row, "objective"), lb = get_int(row, "lower_bound");
 		assert_true(obj >= opt);
-		assert_int_equal(row_bool(row, "certified"), obj == lb);
-		assert_string_equal(row_str(row, "status"), obj == lb ? "optimal" : "feasible");
+		assert_int_equal(get_bool(row, "certified"), obj == lb);
+		assert_string_equal(get_str(row, "status"), obj == lb ? "optimal" : "feasible");
 		json_decref(row);
 	}
 	sweep_spec_free(s);
@@ -1097,7 +1068,7 @@ static void test_sweep_run_resume(void **state)
 		size_t i;
 		json_t *row;
 		json_array_foreach(rows, i, row)
-			n += !strcmp(row_str(row, "key"), s->tasks[t].key);
+			n += !strcmp(get_str(row, "key"), s->tasks[t].key);
 		if (n != 1)
 			fail_msg("task '%s' has %d rows", s->tasks[t].key, n);
 	}
@@ -1114,21 +1085,14 @@ static void test_sweep_run_resume(void **state)
 
 /* ---- setup ---------------------------------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
-	snprintf(tmpdir, sizeof tmpdir, "%s/pipeopt-sweep-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	return tmpdir_make(tmpdir, sizeof tmpdir, "pipeopt-sweep");
 }
 
 static int group_teardown(void **state)
 {
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmpdir);
 }
 
 int main(void)

@@ -24,95 +24,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "test_helpers.h"
+#include "json_get.h"
+#include "run_helpers.h"
+#include "tmpdir.h"
 
-extern char **environ;
 
 static char tmpdir[PATH_MAX];
 
 /* ---- running a program -------------------------------------------------------- */
 
-struct run {
-	int status;      /* exit status, or 128 + signal */
-	char *out, *err; /* everything written, NUL-terminated */
-	size_t out_len, err_len;
-};
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	size_t cap = 4096, n = 0, got;
-	char *buf = malloc(cap);
-	while (buf && (got = fread(buf + n, 1, cap - n - 1, f)) > 0) {
-		n += got;
-		if (n + 1 == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb)
-				free(buf);
-			buf = nb;
-		}
-	}
-	fclose(f);
-	if (!buf)
-		fail_msg("out of memory reading '%s'", path);
-	buf[n] = 0;
-	if (len)
-		*len = n;
-	return buf;
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-	r->out = r->err = NULL;
-}
-
-/* Run argv[0] (a path, or a name looked up in PATH) with stdin from
- * /dev/null and stdout, stderr captured. */
-static void run_argv(struct run *r, const char *const *argv)
-{
-	static int seq;
-	char out_path[PATH_MAX], err_path[PATH_MAX];
-	snprintf(out_path, sizeof out_path, "%s/.stdout.%d", tmpdir, seq);
-	snprintf(err_path, sizeof err_path, "%s/.stderr.%d", tmpdir, seq++);
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	pid_t pid;
-	int rc = posix_spawnp(&pid, argv[0], &fa, NULL, (char *const *)argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc)
-		fail_msg("posix_spawn %s: %s", argv[0], strerror(rc));
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	r->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-	r->out = slurp(out_path, &r->out_len);
-	r->err = slurp(err_path, &r->err_len);
-	assert_non_null(r->out);
-	assert_non_null(r->err);
-	unlink(out_path);
-	unlink(err_path);
-}
-
 /* pipeopt with these arguments */
-#define RUN(r, ...) run_argv((r), (const char *const[]){PIPEOPT_BIN, __VA_ARGS__, NULL})
+#define RUN(r, ...) run_spawn((r), tmpdir, (const char *const[]){PIPEOPT_BIN, __VA_ARGS__, NULL})
 
 /* ---- small helpers --------------------------------------------------------------- */
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		fail_msg("cannot write '%s': %s", path, strerror(errno));
-	fputs(text, f);
-	fclose(f);
-}
 
 static void append_file(const char *path, const char *text)
 {
@@ -121,12 +45,6 @@ static void append_file(const char *path, const char *text)
 		fail_msg("cannot append to '%s': %s", path, strerror(errno));
 	fputs(text, f);
 	fclose(f);
-}
-
-static bool file_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0;
 }
 
 static int count_char(const char *path, char c)
@@ -139,41 +57,11 @@ static int count_char(const char *path, char c)
 	return n;
 }
 
-/* Files in the working directory whose name contains ".tmp." */
-static int count_tmp_files(void)
-{
-	DIR *d = opendir(".");
-	assert_non_null(d);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)))
-		n += strstr(e->d_name, ".tmp.") != NULL;
-	closedir(d);
-	return n;
-}
-
 static double now_seconds(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static json_t *parse_json(const char *text)
-{
-	json_error_t e;
-	json_t *v = json_loads(text, 0, &e);
-	if (!v)
-		fail_msg("not one JSON document (line %d: %s): %s", e.line, e.text, text);
-	return v;
-}
-
-static json_int_t get_int(const json_t *obj, const char *key)
-{
-	json_t *v = json_object_get(obj, key);
-	if (!json_is_integer(v))
-		fail_msg("key '%s' missing or not an integer", key);
-	return json_integer_value(v);
 }
 
 /* A failure: exit 1 and stderr exactly one line "error: ..." that names
@@ -474,7 +362,7 @@ static bool on_path(const char *name)
 
 static void mpirun_sweep(struct run *r, const char *np, const char *out)
 {
-	run_argv(r, (const char *const[]){"mpirun", "-np", np, "--oversubscribe", PIPEOPT_BIN, "sweep",
+	run_spawn(r, tmpdir, (const char *const[]){"mpirun", "-np", np, "--oversubscribe", PIPEOPT_BIN, "sweep",
 					  "mpi.json", "-o", out, "--jobs", "1", "--json", NULL});
 	if (r->status)
 		fail_msg("mpirun -np %s: exit %d: %s", np, r->status, r->err);
@@ -659,7 +547,7 @@ static void test_csv_unwritable(void **state)
 	RUN(&r, "sweep", "csv.json", "-o", "csv.jsonl", "--csv", "csvdir");
 	assert_one_error_line(&r, "'csvdir'");
 	run_free(&r);
-	assert_int_equal(count_tmp_files(), 0);
+	assert_int_equal(dir_count(".", ".tmp."), 0);
 	struct stat st;
 	assert_int_equal(stat("csvdir", &st), 0);
 	assert_true(S_ISDIR(st.st_mode));
@@ -674,21 +562,14 @@ static void test_csv_unwritable(void **state)
 	assert_null(strstr(csv, "old contents"));
 	free(csv);
 	assert_int_equal(count_char("ok.csv", '\n'), 3);
-	assert_int_equal(count_tmp_files(), 0);
+	assert_int_equal(dir_count(".", ".tmp."), 0);
 }
 
 /* ---- setup ------------------------------------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static int group_setup(void **state)
 {
-	snprintf(tmpdir, sizeof tmpdir, "%s/pipeopt-sweep-cli-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(tmpdir))
+	if (tmpdir_make(tmpdir, sizeof tmpdir, "pipeopt-sweep-cli"))
 		return -1;
 	return chdir(tmpdir);
 }
@@ -697,7 +578,7 @@ static int group_teardown(void **state)
 {
 	if (chdir("/"))
 		return -1;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return tmpdir_remove(tmpdir);
 }
 
 int main(void)
