@@ -46,52 +46,33 @@ static double t_us(const struct device_rates *d, double flops, double bytes)
 	return (a > b ? a : b) * 1e6 + LAUNCH_US;
 }
 
-/* The op's shape, which must have exactly n entries. */
-static enum status shape(const struct graph *g, int v, int n, struct error *err)
-{
-	if (g->ops[v].nshape != n)
-		return err_set(err, "graph '%s': operator '%s' (%s): shape needs %d numbers, has %d",
-			       g->name, g->ops[v].name, g->ops[v].kind, n, g->ops[v].nshape);
-	return STATUS_OK;
-}
-
 enum status profile_analytic(const struct graph *g, int v, int q, const struct device_rates *d,
 			     struct op_cost *c, struct error *err)
 {
 	const struct graph_op *op = &g->ops[v];
 	const double *sh = op->shape;
 	c->measured = false;
+	if (profile_check_op(g, v, err))
+		return STATUS_ERROR;
 	if (!strcmp(op->kind, "linear")) {
-		if (shape(g, v, 2, err))
-			return STATUS_ERROR;
 		double n = sh[0], k = sh[1];
 		c->fwd = c->bwd = c->wgrad = t_us(d, 2.0 * q * n * k, 2 * n * k + 2.0 * q * (n + k));
 	} else if (!strcmp(op->kind, "transformer_layer") || !strcmp(op->kind, "attention")) {
 		bool attn = !strcmp(op->kind, "attention");
-		if (shape(g, v, attn ? 3 : 4, err))
-			return STATUS_ERROR;
 		double s = sh[0], h = sh[1], f = attn ? 0 : sh[2], w = 4 * h * h + 2 * h * f;
 		c->fwd = t_us(d, q * (2 * s * w + 4 * s * s * h), 2 * w + q * s * h * 16);
 		c->bwd = t_us(d, q * (2 * s * w + 8 * s * s * h), 2 * w + q * s * h * 16);
 		c->wgrad = t_us(d, q * 2 * s * w, 2 * w + q * s * h * 8);
 	} else if (!strcmp(op->kind, "embedding_bag")) {
-		if (shape(g, v, 3, err))
-			return STATUS_ERROR;
 		double dim = sh[1], bag = sh[2];
 		c->fwd = c->bwd = c->wgrad = t_us(d, q * bag * dim, 8.0 * q * bag * dim);
 	} else if (!strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu")) {
-		if (shape(g, v, 1, err))
-			return STATUS_ERROR;
 		double fl = !strcmp(op->kind, "gelu") ? 10 : 8;
 		c->fwd = c->bwd = t_us(d, fl * q * sh[0], 4.0 * q * sh[0]);
 		c->wgrad = 0;
-	} else if (!strcmp(op->kind, "input") || !strcmp(op->kind, "concat") ||
-		   !strcmp(op->kind, "interaction")) {
+	} else {   /* input, concat, interaction (profile_check_op knows no others) */
 		c->fwd = c->bwd = t_us(d, 0, 2.0 * q * op->out_bytes);
 		c->wgrad = 0;
-	} else {
-		return err_set(err, "graph '%s': operator '%s': no cost model for kind '%s' (linear, transformer_layer, attention, embedding_bag, layernorm, gelu, input, concat, interaction)",
-			       g->name, op->name, op->kind);
 	}
 	return STATUS_OK;
 }

@@ -292,37 +292,11 @@ static double time_phase(struct kern *k, enum phase ph, int warmup, int repeats)
 	return repeats % 2 ? t[repeats / 2] : (t[repeats / 2 - 1] + t[repeats / 2]) / 2;
 }
 
-/* Whether the shape fits the kind (the analytic model checks the same). */
-static enum status check_shape(const struct graph *g, int v, struct error *err)
-{
-	const struct graph_op *op = &g->ops[v];
-	int need = !strcmp(op->kind, "linear") ? 2 : !strcmp(op->kind, "transformer_layer") ? 4 :
-		   !strcmp(op->kind, "attention") ? 3 :
-		   !strcmp(op->kind, "embedding_bag") ? 3 :
-		   !strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu") ? 1 : 0;
-	if (need && op->nshape != need)
-		return err_set(err, "graph '%s': operator '%s' (%s): shape needs %d numbers, has %d",
-			       g->name, op->name, op->kind, need, op->nshape);
-	if (!need && strcmp(op->kind, "input") && strcmp(op->kind, "concat") &&
-	    strcmp(op->kind, "interaction"))
-		return err_set(err, "graph '%s': operator '%s': no CPU kernel for kind '%s'", g->name,
-			       op->name, op->kind);
-	if ((!strcmp(op->kind, "transformer_layer") || !strcmp(op->kind, "attention")) &&
-	    (heads(op) < 1 || (int)op->shape[1] % heads(op)))
-		return err_set(err, "graph '%s': operator '%s': hidden %g is not a multiple of the %d heads",
-			       g->name, op->name, op->shape[1], heads(op));
-	for (int i = 0; i < op->nshape; i++)
-		if (op->shape[i] < 1 || op->shape[i] > 1e8)
-			return err_set(err, "graph '%s': operator '%s': shape[%d] = %g is out of range",
-				       g->name, op->name, i, op->shape[i]);
-	return STATUS_OK;
-}
-
 enum status profile_cpu(const struct graph *g, int v, int q, const struct profile_options *o,
 			struct op_cost *c, struct error *err)
 {
 	struct kern k = {.op = &g->ops[v], .q = q};
-	if (check_shape(g, v, err))
+	if (profile_check_op(g, v, err))
 		return STATUS_ERROR;
 	if (setup(&k)) {
 		bufs_release(&k.b);

@@ -262,16 +262,7 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 			       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
 	const struct graph_op *op = &g->ops[v];
 	const double *sh = op->shape;
-	int need = !strcmp(op->kind, "linear") ? 2 : !strcmp(op->kind, "transformer_layer") ? 4 :
-		   !strcmp(op->kind, "attention") || !strcmp(op->kind, "embedding_bag") ? 3 :
-		   !strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu") ? 1 : 0;
-	if (need && op->nshape != need)   /* as cpu.c's check */
-		return err_set(err, "graph '%s': operator '%s' (%s): shape needs %d numbers, has %d",
-			       g->name, op->name, op->kind, need, op->nshape);
-	for (int i = 0; i < op->nshape; i++)
-		if (sh[i] < 1 || sh[i] > 1e8)
-			return err_set(err, "graph '%s': operator '%s': shape[%d] = %g is out of range",
-				       g->name, op->name, i, sh[i]);
+	/* profile_cuda (profile.c) has checked the kind and the shape */
 	gpu G;
 	if (cublasCreate(&G.blas) != CUBLAS_STATUS_SUCCESS)
 		return err_set(err, "profile: cuBLAS would not start");
@@ -306,9 +297,6 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		/* attention alone: no layer norm, no feed-forward */
 		bool ffn = !strcmp(op->kind, "transformer_layer");
 		int s = (int)sh[0], h = (int)sh[1], f = ffn ? (int)sh[2] : 0, a = (int)sh[ffn ? 3 : 2];
-		if (h % a)
-			return err_set(err, "graph '%s': operator '%s': hidden %d is not a multiple of the %d heads",
-				       g->name, op->name, h, a);
 		if ((double)q * s * a > 2147483647.0 || 3.0 * h > 2147483647.0)
 			return err_set(err, "profile: operator '%s': %d samples of %d tokens x %d heads is too large",
 				       op->name, q, s, a);

@@ -5,6 +5,7 @@
  * largest measured size (cost per sample times q) and marked so in the
  * table ("measured": false per operator and size).
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,45 @@
 static const char *source_name(const struct profile_options *o)
 {
 	return o->source == PROFILE_CPU ? "cpu" : o->source == PROFILE_CUDA ? "cuda" : "analytic";
+}
+
+/* Numbers in the shape of each kind (profile.h); -1 for an unknown kind. */
+static int shape_size(const char *kind)
+{
+	static const struct {
+		const char *kind;
+		int n;
+	} kinds[] = {{"linear", 2}, {"transformer_layer", 4}, {"attention", 3},
+		     {"embedding_bag", 3}, {"layernorm", 1}, {"gelu", 1},
+		     {"input", 0}, {"concat", 0}, {"interaction", 0}};
+	for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+		if (!strcmp(kind, kinds[i].kind))
+			return kinds[i].n;
+	return -1;
+}
+
+enum status profile_check_op(const struct graph *g, int v, struct error *err)
+{
+	const struct graph_op *op = &g->ops[v];
+	int need = shape_size(op->kind);
+	if (need < 0)
+		return err_set(err, "graph '%s': operator '%s': no cost model for kind '%s' (linear, transformer_layer, attention, embedding_bag, layernorm, gelu, input, concat, interaction)",
+			       g->name, op->name, op->kind);
+	if (need && op->nshape != need)
+		return err_set(err, "graph '%s': operator '%s' (%s): shape needs %d numbers, has %d",
+			       g->name, op->name, op->kind, need, op->nshape);
+	for (int i = 0; i < need; i++)
+		if (!(op->shape[i] >= 1 && op->shape[i] <= 1e8))
+			return err_set(err, "graph '%s': operator '%s': shape[%d] = %g is out of range",
+				       g->name, op->name, i, op->shape[i]);
+	bool attn = !strcmp(op->kind, "attention");
+	if (attn || !strcmp(op->kind, "transformer_layer")) {
+		int heads = (int)op->shape[attn ? 2 : 3];
+		if ((int)op->shape[1] % heads)
+			return err_set(err, "graph '%s': operator '%s': hidden %g is not a multiple of the %d heads",
+				       g->name, op->name, op->shape[1], heads);
+	}
+	return STATUS_OK;
 }
 
 /* The CUDA source: in the CUDA library (sched/plugin.h), loaded on first
@@ -30,6 +70,8 @@ bool profile_cuda_built(void)
 enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
 			 struct op_cost *c, struct error *err)
 {
+	if (profile_check_op(g, v, err))
+		return STATUS_ERROR;
 	cuda_fn fn = (cuda_fn)cuda_library_symbol("pipeopt_profile_cuda", err);
 	return fn ? fn(g, v, q, o, c, err) : err_prefix(err, "profile");
 }

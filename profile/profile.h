@@ -51,6 +51,12 @@ struct device_rates {
 };
 const struct device_rates *profile_device(const char *name);
 
+/* Whether op v of g is a kind every source knows, with a shape that fits
+ * it: the number count per kind above, each number in [1, 1e8], the
+ * hidden size a multiple of the heads. Errors name the operator. Every
+ * source calls it first (the CUDA one through profile_cuda). */
+enum status profile_check_op(const struct graph *g, int v, struct error *err);
+
 /* Cost of op v of g at per-device micro-batch q. Unknown kinds and bad
  * shapes are errors naming the operator. */
 enum status profile_analytic(const struct graph *g, int v, int q, const struct device_rates *d,

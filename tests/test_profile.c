@@ -94,6 +94,36 @@ static void test_analytic_errors(void **state)
 	graph_free(g);
 }
 
+/* One check of kinds and shapes for every source: an attention of hidden
+ * 10 over 3 heads and a linear with a 0 dimension are refused alike by
+ * the analytic, CPU and CUDA sources (CUDA: before the library is even
+ * loaded, so also on a machine without a GPU or a CUDA build). */
+static void test_shape_checked_by_every_source(void **state)
+{
+	(void)state;
+	struct graph *g = NULL;
+	struct error err;
+	const char *text =
+		"{\"name\":\"b\",\"batch\":4,\"microbatch_sizes\":[1],"
+		"\"machine\":{\"devices\":1,\"memory_bytes\":1e9,\"link_latency_us\":1,\"link_bandwidth\":100},"
+		"\"ops\":[{\"name\":\"att\",\"kind\":\"attention\",\"shape\":[4,10,3],\"fwd\":1,\"bwd\":1},"
+		"{\"name\":\"lin\",\"kind\":\"linear\",\"shape\":[4,0],\"fwd\":1,\"bwd\":1}]}";
+	assert_int_equal(graph_parse(text, "b.json", &g, &err), STATUS_OK);
+	struct op_cost c;
+	struct profile_options o = {.source = PROFILE_CPU, .warmup = 0, .repeats = 1, .max_seconds = 1};
+	for (int src = 0; src < 3; src++) {
+		for (int v = 0; v < 2; v++) {
+			enum status st = src == 0 ? profile_analytic(g, v, 1, profile_device("a100"), &c, &err)
+				       : src == 1 ? profile_cpu(g, v, 1, &o, &c, &err)
+						  : profile_cuda(g, v, 1, &o, &c, &err);
+			assert_int_equal(st, STATUS_ERROR);
+			assert_contains(err.msg, v ? "'lin'" : "'att'");
+			assert_contains(err.msg, v ? "shape[1] = 0 is out of range" : "multiple of the 3 heads");
+		}
+	}
+	graph_free(g);
+}
+
 /* Every kernel runs at every size (the sanitizer build checks the bounds);
  * times are positive for the phases that compute. */
 static void test_cpu_kernels(void **state)
@@ -220,6 +250,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_analytic_by_hand),
 		cmocka_unit_test(test_analytic_errors),
+		cmocka_unit_test(test_shape_checked_by_every_source),
 		cmocka_unit_test(test_cpu_kernels),
 		cmocka_unit_test(test_cpu_extrapolation),
 		cmocka_unit_test(test_cost_table_round_trip),
