@@ -554,17 +554,20 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 	if (exec_prepare(in, s, o, &m, err))
 		return STATUS_ERROR;
 	struct run run;
-	if (exec_run_init(&run, in, s, m)) {
-		exec_run_release(&run);
-		exec_model_free(m);
-		return err_set(err, "exec: out of memory for %d stages x %d micro-batches", in->stages,
-			       in->microbatches);
-	}
+	if (exec_run_init(&run, in, s, m))
+		return exec_close(&run, m, res, err_set(err, "exec: out of memory for %d stages x %d micro-batches",
+							 in->stages, in->microbatches));
 	run.watchdog = o->watchdog;
 	enum status st = o->cuda ? run_cuda(&run, res, err) : run_threads(&run, res, err);
 	if (!st)
 		st = exec_finish(in, s, o, &run, res, err);
-	exec_run_release(&run);
+	return exec_close(&run, m, res, st);
+}
+
+enum status exec_close(struct run *r, struct exec_model *m, struct exec_result *res,
+		       enum status st)
+{
+	exec_run_release(r);
 	exec_model_free(m);
 	if (st)
 		exec_result_release(res);

@@ -51,6 +51,10 @@ enum status exec_prepare(const struct instance *in, const struct schedule *s,
 int exec_run_init(struct run *r, const struct instance *in, const struct schedule *s,
 		  const struct exec_model *m);
 void exec_run_release(struct run *r);
+/* The end of a run, whatever its status: releases the run and the model,
+ * and the result when st failed; returns st. */
+enum status exec_close(struct run *r, struct exec_model *m, struct exec_result *res,
+		       enum status st);
 /* Run op o's kernel (F, B or W). */
 void exec_op(struct run *r, const struct op *o);
 /* Live-activation bookkeeping after op o on device d. */

@@ -204,21 +204,15 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 	int failed = !run_row(&run, rank, err), any_failed = 0;
 	double mine = clock_seconds() - run.t0, longest = 0;
 	MPI_Allreduce(&failed, &any_failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-	if (any_failed) {
-		exec_run_release(&run);
-		exec_model_free(m);
-		return failed ? STATUS_ERROR : err_set(err, "exec: another rank failed (watchdog)");
-	}
+	if (any_failed)
+		return exec_close(&run, m, res, failed ? STATUS_ERROR
+						       : err_set(err, "exec: another rank failed (watchdog)"));
 	MPI_Reduce(&mine, &longest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	gather(&run, rank, size);
 	res->measured_makespan_s = longest;
 	if (rank == 0)
 		st = exec_finish(in, s, o, &run, res, err);
-	exec_run_release(&run);
-	exec_model_free(m);
-	if (st)
-		exec_result_release(res);
-	return st;
+	return exec_close(&run, m, res, st);
 }
 
 #else
