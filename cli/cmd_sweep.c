@@ -103,7 +103,8 @@ static void print_text(const struct sweep_spec *sp, const struct sopts *o,
 	printf("sweep       %s: %d tasks (%d points x %d methods x %d repetitions, seeds counted)\n",
 	       sp->name, sp->ntasks, sp->npoints, sp->nmethods, sp->reps);
 	if (st->torn)
-		printf("resume      a torn last line in %s was cut off\n", o->s.output);
+		printf("resume      a torn last line in %s (%ld bytes) was cut off\n", o->s.output,
+		       st->torn_bytes);
 	printf("ran         %d now (%d done before) in %.2f s on %d %s x %d threads; %d failed\n",
 	       st->ran, st->done_before, st->seconds, st->ranks, st->ranks > 1 ? "ranks" : "process",
 	       o->s.jobs, st->failed);
@@ -153,11 +154,11 @@ int cmd_sweep(int argc, char **argv)
 	}
 	summary = in_spec_order(sp, report_summary(rows));
 	if (o.json) {
-		cli_print_json(json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:f,s:f,s:i,s:i,s:O}",
+		cli_print_json(json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:I,s:f,s:f,s:i,s:i,s:O}",
 			"sweep", sp->name, "results", o.s.output, "tasks", sp->ntasks,
 			"points", sp->npoints, "done_before", st.done_before, "ran", st.ran,
 			"failed", st.failed, "rows", (int)json_array_size(rows), "torn_line_cut", st.torn,
-			"seconds", st.seconds, "task_seconds", st.task_seconds, "ranks", st.ranks,
+			"torn_bytes", (json_int_t)st.torn_bytes, "seconds", st.seconds, "task_seconds", st.task_seconds, "ranks", st.ranks,
 			"jobs", o.s.jobs, "summary", summary));
 	} else {
 		print_text(sp, &o, &st, summary);

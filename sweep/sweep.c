@@ -356,6 +356,7 @@ enum status sweep_run(const struct sweep_spec *s, const struct sweep_options *o,
 			bad = 1, err_set(err, "sweep: out of memory");
 		st->done_before = s->ntasks - npending;
 		st->torn = res.torn;
+		st->torn_bytes = res.torn_bytes;
 	}
 #ifdef PIPEOPT_HAVE_MPI
 	if (o->mpi) {   /* every rank learns the pending tasks, or that rank 0 failed */

@@ -28,6 +28,7 @@ struct sweep_options {
 struct sweep_stats {
 	int total, done_before, ran, failed;   /* failed: status "error" */
 	bool torn;               /* a torn last line was cut off */
+	long torn_bytes;         /* its length */
 	double seconds;
 	double task_seconds;     /* sum of the rows' "seconds" run now */
 	int rank, ranks;

@@ -306,6 +306,7 @@ static void test_resume_after_sigkill(void **state)
 		fail_msg("exit %d: %s", r.status, r.err);
 	json_t *j = parse_json(r.out);
 	assert_true(json_is_true(json_object_get(j, "torn_line_cut")));
+	assert_int_equal(get_int(j, "torn_bytes"), strlen(TORN_FRAGMENT));
 	assert_int_equal(get_int(j, "done_before"), done);
 	assert_int_equal(get_int(j, "ran"), 20 - done);
 	assert_int_equal(get_int(j, "rows"), 20);
