@@ -15,7 +15,7 @@
 
 #include "ga/genome.h"
 #include "ga/operators.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/family.h"
 
 struct cell {

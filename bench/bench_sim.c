@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/family.h"
 #include "sched/sim.h"
 

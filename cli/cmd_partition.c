@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "graph/bridge.h"
-#include "graph/partition.h"
-#include "sched/clock.h"
+#include "partition/bridge.h"
+#include "partition/partition.h"
+#include "common/clock.h"
 #include "solvers/solver.h"
 
 static const char usage_text[] =
@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"Cut a model graph into pipeline stages that form a DAG (GraphPipe), with\n"
 	"devices per stage (data parallel, powers of two) and a micro-batch size,\n"
 	"minimising the bottleneck stage's time per sample under the memory limit\n"
-	"(the model is in graph/partition.h). Reports the stages, the stage DAG,\n"
+	"(the model is in partition/partition.h). Reports the stages, the stage DAG,\n"
 	"in-flight micro-batches (1F1B on the DAG), time per sample and the\n"
 	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n\n"
 	"  --devices D                devices to use (required)\n"

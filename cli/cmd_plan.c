@@ -12,8 +12,8 @@
 
 #include "cli/cli.h"
 #include "ga/ga.h"
-#include "graph/bridge.h"
-#include "graph/partition.h"
+#include "partition/bridge.h"
+#include "partition/partition.h"
 #include "sched/family.h"
 
 static const char usage_text[] =

@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/family.h"
-#include "sched/fileio.h"
+#include "common/fileio.h"
 #include "sched/lang.h"
 #include "sched/render.h"
 #include "sched/torch_csv.h"

@@ -43,7 +43,7 @@
 
 extern "C" {
 #include "exec/exec_cuda.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 }
 
 extern "C" int pipeopt_exec_cuda(struct exec_cuda_run *r);
@@ -54,7 +54,7 @@ namespace {
 
 /* ---- kernels ------------------------------------------------------------------- */
 
-#include "profile/cuda_common.cuh"
+#include "ops/cuda_common.cuh"
 
 /* a += b */
 __global__ void k_add(float *a, const float *b, size_t n)

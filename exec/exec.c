@@ -11,8 +11,8 @@
 #include <time.h>
 
 #include "exec/exec_cuda.h"
-#include "sched/clock.h"
-#include "sched/plugin.h"
+#include "common/clock.h"
+#include "common/plugin.h"
 #include "sched/sim.h"
 
 

@@ -35,7 +35,7 @@
 
 #include <stdbool.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 

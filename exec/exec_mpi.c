@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/clock.h"
+#include "common/clock.h"
 
 bool exec_mpi_available(void)
 {

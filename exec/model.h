@@ -35,7 +35,7 @@
 
 #include <stddef.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 
 /* (exec_result.layers counts them in this order) */

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 #define MILP_INF 1e30
 

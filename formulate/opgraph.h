@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 
 /* One end of an arc, seen from the other: the op there and the lag. */

@@ -1,6 +1,6 @@
 /*
  * The exact partition problem as a MILP (for small graphs): the cost model
- * of graph/partition.h at one micro-batch size b, over every convex
+ * of partition/partition.h at one micro-batch size b, over every convex
  * partition with an acyclic stage graph (monotone labels), not only the
  * series-parallel segments the DP searches. The mathematics is at each
  * family of rows in partition_milp.c.
@@ -12,7 +12,7 @@
 
 #include "formulate/milp.h"
 #include "graph/graph.h"
-#include "sched/error.h"
+#include "common/error.h"
 
 struct pmilp {
 	struct milp *m;

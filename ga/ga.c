@@ -23,7 +23,7 @@
 #include "ga/operators.h"
 #include "ga/rng.h"
 #include "sched/bound.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/sim.h"
 
 #define TOURNAMENT 3

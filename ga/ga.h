@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "ga/genome.h"
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 

@@ -1,6 +1,6 @@
 /*
- * The terms of the partition cost model (graph/partition.h), in one place
- * for the DP (graph/partition.c) and the MILP (formulate/partition_milp.c),
+ * The terms of the partition cost model (partition/partition.h), in one place
+ * for the DP (partition/partition.c) and the MILP (formulate/partition_milp.c),
  * which must agree to the last bit for the MILP's certificate to hold.
  * Units: microseconds, bytes, samples.
  */

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/fileio.h"
+#include "common/fileio.h"
 
 struct gctx {
 	const char *source;

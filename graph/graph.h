@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 #define GRAPH_MAX_OPS 100000
 #define GRAPH_MAX_SIZES 16

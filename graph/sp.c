@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/strbuf.h"
+#include "common/strbuf.h"
 
 #define SP_MAX_OPS 16384
 

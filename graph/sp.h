@@ -23,7 +23,7 @@
 #include <stdbool.h>
 
 #include "graph/graph.h"
-#include "sched/error.h"
+#include "common/error.h"
 
 enum sp_kind { SP_LEAF, SP_SERIES, SP_PARALLEL };
 

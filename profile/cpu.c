@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 
 /* fp32 buffers of one operator at one size */
 struct bufs {

@@ -40,7 +40,7 @@ extern "C" {
 
 namespace {
 
-#include "profile/cuda_common.cuh"
+#include "ops/cuda_common.cuh"
 
 __global__ void layernorm_kernel(float *x, int rows, int n)
 {

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 
 #include "graph/graph.h"
-#include "sched/error.h"
+#include "common/error.h"
 
 enum profile_source { PROFILE_ANALYTIC, PROFILE_CPU, PROFILE_CUDA };
 

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 
 struct bounds {

@@ -8,7 +8,7 @@
 #ifndef PIPEOPT_FAMILY_H
 #define PIPEOPT_FAMILY_H
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 #include "sched/lang.h"
 #include "sched/schedule.h"

@@ -6,8 +6,8 @@
  * and JSON syntax errors name line and column (jansson reports them).
  */
 #include "sched/instance.h"
-#include "sched/fileio.h"
-#include "sched/sha256.h"
+#include "common/fileio.h"
+#include "common/sha256.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -19,7 +19,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 enum op_kind { OP_F = 0, OP_B = 1, OP_W = 2 };
 #define OP_KINDS 3

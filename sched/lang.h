@@ -14,7 +14,7 @@
 #ifndef PIPEOPT_LANG_H
 #define PIPEOPT_LANG_H
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 

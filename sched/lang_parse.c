@@ -35,7 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/fileio.h"
+#include "common/fileio.h"
 #include "sched/lang_ast.h"
 
 /* Built-in variables, in slot order. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "sched/render.h"
-#include "sched/strbuf.h"
+#include "common/strbuf.h"
 
 static void draw_op(char *line, int width, int64_t mk, int64_t start,
 		    int64_t end, int kind, int mb)

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 
 #include "sched/render.h"
-#include "sched/strbuf.h"
+#include "common/strbuf.h"
 
 #define LEFT 84      /* px for the device labels */
 #define PLOT 1100    /* px for the time axis */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/fileio.h"
+#include "common/fileio.h"
 #include "sched/instance.h"
 
 struct schedule *schedule_new(int devices)

@@ -14,7 +14,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 struct op {
 	int kind;   /* enum op_kind */

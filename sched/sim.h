@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/fileio.h"
+#include "common/fileio.h"
 #include "sched/instance.h"
-#include "sched/strbuf.h"
+#include "common/strbuf.h"
 
 /* Actions that carry no compute; dropped on import. */
 static const char *const passive[] = {

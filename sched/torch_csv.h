@@ -15,7 +15,7 @@
 
 #include <stdbool.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/schedule.h"
 
 enum status torch_csv_parse(const char *text, const char *source,

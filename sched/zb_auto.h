@@ -7,7 +7,7 @@
 #ifndef PIPEOPT_ZB_AUTO_H
 #define PIPEOPT_ZB_AUTO_H
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 

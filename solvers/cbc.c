@@ -26,7 +26,7 @@
  */
 #include "solvers/solver.h"
 
-#include "sched/clock.h"
+#include "common/clock.h"
 
 #include <coin/Cbc_C_Interface.h>
 #include <float.h>

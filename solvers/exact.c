@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "sched/bound.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/family.h"
 #include "sched/sim.h"
 

@@ -12,7 +12,7 @@
  */
 #include "solvers/solver.h"
 
-#include "sched/clock.h"
+#include "common/clock.h"
 
 #include <errno.h>
 #include <math.h>

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 
 #include "formulate/milp.h"
-#include "sched/error.h"
+#include "common/error.h"
 
 enum outcome {
 	OUTCOME_OPTIMAL,      /* proven optimal (within the gap tolerance) */

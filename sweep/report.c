@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "sched/fileio.h"
-#include "sched/strbuf.h"
+#include "common/fileio.h"
+#include "common/strbuf.h"
 
 /* ---- reading rows --------------------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 /* Per method (in first-seen order): rows, failures (status "error"),
  * unsupported (status "unsupported": a family that cannot run the point),

@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 struct results {
 	int fd;

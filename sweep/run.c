@@ -8,9 +8,9 @@
 
 #include "ga/ga.h"
 #include "graph/graph.h"
-#include "graph/partition.h"
+#include "partition/partition.h"
 #include "sched/bound.h"
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sched/family.h"
 #include "sched/instance.h"
 #include "sched/sim.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sched/family.h"
-#include "sched/fileio.h"
+#include "common/fileio.h"
 #include "sched/instance.h"
 #include "solvers/solver.h"
 

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 #define SWEEP_MAX_TASKS 1000000
 

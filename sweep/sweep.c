@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sched/clock.h"
+#include "common/clock.h"
 #include "sweep/results.h"
 #include "sweep/run.h"
 

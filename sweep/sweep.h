@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 #include "sweep/spec.h"
 
 struct sweep_options {

@@ -1,7 +1,7 @@
 /*
  * Tests for the executor's model (exec/model.c), the instance's "model" key
  * (sched/instance.c), the partition's model in the instance it writes
- * (graph/bridge.c) and the executor running it (exec/exec.c).
+ * (partition/bridge.c) and the executor running it (exec/exec.c).
  *
  *  1. Gradients against central finite differences of the loss
  *     1/2 sum(y^2) (an independent method: only the forward is used), for
@@ -25,9 +25,9 @@
 
 #include "exec/exec.h"
 #include "exec/model.h"
-#include "graph/bridge.h"
+#include "partition/bridge.h"
 #include "graph/graph.h"
-#include "graph/partition.h"
+#include "partition/partition.h"
 #include "sched/family.h"
 
 /* ---- instances with a model ----------------------------------------------------- */

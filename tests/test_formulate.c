@@ -2,7 +2,7 @@
  * formulate/: the op precedence graph (opgraph.c), the schedule MILP in both
  * formulations (disjunctive.c, time_indexed.c, schedule_milp.c), the
  * solver-neutral MILP (milp.c), and the digests certificates rest on
- * (sched/sha256.c, instance_digest).
+ * (common/sha256.c, instance_digest).
  *
  * Known answers are worked out by hand in the comments (arc counts, heads,
  * tails, open pairs, window arcs, time-indexed sizes, an optimum with its
@@ -19,7 +19,7 @@
 #include "formulate/schedule_milp.h"
 #include "solvers/exact.h"
 #include "sched/family.h"
-#include "sched/sha256.h"
+#include "common/sha256.h"
 #include "sched/sim.h"
 #include "solvers/solver.h"
 

@@ -1,9 +1,9 @@
 /*
- * Tests for graph/partition.c (GraphPipe's DP partitioner and the shared
- * cost model partition_evaluate) and graph/bridge.c (a partition as a
+ * Tests for partition/partition.c (GraphPipe's DP partitioner and the shared
+ * cost model partition_evaluate) and partition/bridge.c (a partition as a
  * schedule instance).
  *
- * The cost model is the one in graph/partition.h. Every expected number
+ * The cost model is the one in partition/partition.h. Every expected number
  * below is hand arithmetic written next to it, or comes from an
  * independent brute force over all partitions (tests 3 and 4), never from
  * the code under test. The brute forces use partition_evaluate as the cost
@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "graph/bridge.h"
+#include "partition/bridge.h"
 #include "graph/graph.h"
-#include "graph/partition.h"
+#include "partition/partition.h"
 #include "graph/sp.h"
 
 /* ---- model graphs from a table ---------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * The exact partitioner (graph/partition_ilp.c, formulate/partition_milp.c)
+ * The exact partitioner (partition/partition_ilp.c, formulate/partition_milp.c)
  * against an independent brute force: every monotone labelling of the
  * operators (lambda(u) <= lambda(v) on every edge: exactly the convex
  * partitions with an acyclic stage graph) and every assignment of degrees,
@@ -13,7 +13,7 @@
 #include <jansson.h>
 
 #include "graph/graph.h"
-#include "graph/partition.h"
+#include "partition/partition.h"
 
 #define MAXN 8
 

@@ -1,4 +1,4 @@
-#include "sched/strbuf.h"
+#include "common/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>

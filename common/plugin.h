@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 /* Whether this pipeopt was built with the CUDA library. */
 bool cuda_library_built(void);

@@ -17,7 +17,7 @@
  * In series the later part is solved first: its entry count is the earlier
  * part's exit count.
  */
-#include "graph/partition.h"
+#include "partition/partition.h"
 #include "graph/cost.h"
 
 #include <math.h>

@@ -5,7 +5,7 @@
  * is certified when the solver proves optimality and the decoded plan,
  * evaluated independently, has exactly the solver's bottleneck.
  */
-#include "graph/partition.h"
+#include "partition/partition.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,7 +12,7 @@
  *   model = each stage's operators (name, kind) in the graph's topological
  *     order, for the executor (`pipeopt exec` builds the stages from it).
  */
-#include "graph/bridge.h"
+#include "partition/bridge.h"
 
 #include <math.h>
 #include <stdio.h>

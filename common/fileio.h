@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 
-#include "sched/error.h"
+#include "common/error.h"
 
 /* Read a whole file (at most 64 MiB) into a new NUL-terminated buffer that
  * the caller frees; `what` names the kind of file in messages. */

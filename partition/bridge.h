@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "graph/graph.h"
-#include "graph/partition.h"
+#include "partition/partition.h"
 
 /* The instance as a JSON object (new reference). */
 json_t *partition_instance_json(const struct graph *g, const struct partition *p,

@@ -1,5 +1,5 @@
 /* SHA-256 (FIPS 180-4), straightforward and byte-order independent. */
-#include "sched/sha256.h"
+#include "common/sha256.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "sched/error.h"
+#include "common/error.h"
 
 #include <stdarg.h>
 #include <stdio.h>

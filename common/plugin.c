@@ -1,5 +1,5 @@
 /* Loading the CUDA library (plugin.h). */
-#include "sched/plugin.h"
+#include "common/plugin.h"
 
 #ifdef PIPEOPT_CUDA_LIBRARY
 #include <dlfcn.h>

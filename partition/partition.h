@@ -38,7 +38,7 @@
 
 #include "graph/graph.h"
 #include "graph/sp.h"
-#include "sched/error.h"
+#include "common/error.h"
 
 struct stage {
 	int nops;
