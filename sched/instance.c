@@ -7,6 +7,7 @@
  */
 #include "sched/instance.h"
 #include "common/fileio.h"
+#include "common/json_read.h"
 #include "common/sha256.h"
 
 #include <errno.h>
@@ -16,80 +17,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Parsing context: where we are, for messages. */
-struct ctx {
-	const char *source;
-	struct error *err;
-};
-
-static enum status fail(const struct ctx *c, const char *key, const char *fmt,
-			...) __attribute__((format(printf, 3, 4)));
-
-static enum status fail(const struct ctx *c, const char *key, const char *fmt,
-			...)
-{
-	char what[384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	return err_set(c->err, "instance '%s': %s: %s", c->source, key, what);
-}
-
-static const char *json_type_name(const json_t *v)
-{
-	switch (json_typeof(v)) {
-	case JSON_OBJECT: return "an object";
-	case JSON_ARRAY: return "a list";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a non-integer number";
-	case JSON_TRUE: case JSON_FALSE: return "a boolean";
-	default: return "null";
-	}
-}
-
-/* One integer value in [lo, hi]. */
-static enum status int_value(const struct ctx *c, const char *key,
-			     const json_t *v, int64_t lo, int64_t hi,
-			     int64_t *out)
-{
-	if (!json_is_integer(v))
-		return fail(c, key, "expected an integer, got %s",
-			    json_type_name(v));
-	json_int_t x = json_integer_value(v);
-	if (x < lo || x > hi) {
-		if (x < lo && lo == 0)
-			return fail(c, key, "%" PRId64 " is negative", (int64_t)x);
-		if (x < lo)
-			return fail(c, key, "%" PRId64 " is below the minimum %" PRId64,
-				    (int64_t)x, lo);
-		return fail(c, key, "%" PRId64 " exceeds the maximum %" PRId64,
-			    (int64_t)x, hi);
-	}
-	*out = x;
-	return STATUS_OK;
-}
-
 /* A number for all n entries, or a list of exactly n numbers. `per` says what
  * the entries are ("stage", "device", "edge"). Returns a new array in *out. */
-static enum status int_or_list(const struct ctx *c, const char *key,
+static enum status int_or_list(const struct jr_ctx *c, const char *key,
 			       const json_t *v, int n, const char *per,
 			       int64_t lo, int64_t hi, int64_t **out)
 {
 	int64_t *a = calloc(n > 0 ? n : 1, sizeof *a);
 	if (!a)
-		return fail(c, key, "out of memory");
+		return jr_fail(c, key, "out of memory");
 	if (json_is_array(v)) {
 		if ((int)json_array_size(v) != n) {
 			free(a);
-			return fail(c, key, "list has %zu entries, expected %d (one per %s)",
-				    json_array_size(v), n, per);
+			return jr_fail(c, key, "list has %zu entries, expected %d (one per %s)",
+				       json_array_size(v), n, per);
 		}
 		for (int i = 0; i < n; i++) {
 			char k[128];
 			snprintf(k, sizeof k, "%s[%d]", key, i);
-			if (int_value(c, k, json_array_get(v, i), lo, hi, &a[i])) {
+			if (jr_int(c, k, json_array_get(v, i), lo, hi, &a[i])) {
 				free(a);
 				return STATUS_ERROR;
 			}
@@ -98,10 +44,10 @@ static enum status int_or_list(const struct ctx *c, const char *key,
 		int64_t x;
 		if (!json_is_integer(v)) {
 			free(a);
-			return fail(c, key, "expected an integer or a list of %d integers (one per %s), got %s",
-				    n, per, json_type_name(v));
+			return jr_fail(c, key, "expected an integer or a list of %d integers (one per %s), got %s",
+				       n, per, jr_type_name(v));
 		}
-		if (int_value(c, key, v, lo, hi, &x)) {
+		if (jr_int(c, key, v, lo, hi, &x)) {
 			free(a);
 			return STATUS_ERROR;
 		}
@@ -112,45 +58,26 @@ static enum status int_or_list(const struct ctx *c, const char *key,
 	return STATUS_OK;
 }
 
-/* Reject keys of obj not in the NULL-terminated list `known`. */
-static enum status check_keys(const struct ctx *c, const char *prefix,
-			      json_t *obj, const char *const *known)
-{
-	const char *key;
-	json_t *val;
-	json_object_foreach(obj, key, val) {
-		int ok = 0;
-		for (int i = 0; known[i]; i++)
-			ok |= !strcmp(key, known[i]);
-		if (!ok) {
-			char k[160];
-			snprintf(k, sizeof k, "%s%s", prefix, key);
-			return fail(c, k, "unknown key");
-		}
-	}
-	return STATUS_OK;
-}
-
-static enum status parse_sizes(const struct ctx *c, json_t *root,
+static enum status parse_sizes(const struct jr_ctx *c, json_t *root,
 			       struct instance *in)
 {
 	int64_t x;
 	json_t *v = json_object_get(root, "devices");
 	if (!v)
-		return fail(c, "devices", "required key is missing");
-	if (int_value(c, "devices", v, 1, INST_MAX_DEVICES, &x))
+		return jr_fail(c, "devices", "required key is missing");
+	if (jr_int(c, "devices", v, 1, INST_MAX_DEVICES, &x))
 		return STATUS_ERROR;
 	in->devices = (int)x;
 	v = json_object_get(root, "microbatches");
 	if (!v)
-		return fail(c, "microbatches", "required key is missing");
-	if (int_value(c, "microbatches", v, 1, INST_MAX_MICROBATCHES, &x))
+		return jr_fail(c, "microbatches", "required key is missing");
+	if (jr_int(c, "microbatches", v, 1, INST_MAX_MICROBATCHES, &x))
 		return STATUS_ERROR;
 	in->microbatches = (int)x;
 	in->chunks = 1;
 	v = json_object_get(root, "chunks");
 	if (v) {
-		if (int_value(c, "chunks", v, 1, INST_MAX_CHUNKS, &x))
+		if (jr_int(c, "chunks", v, 1, INST_MAX_CHUNKS, &x))
 			return STATUS_ERROR;
 		in->chunks = (int)x;
 	}
@@ -167,7 +94,7 @@ static int named_device(const char *placement, int l, int D)
 	return l % D;   /* linear (l < D) and interleaved */
 }
 
-static enum status parse_placement(const struct ctx *c, json_t *root,
+static enum status parse_placement(const struct jr_ctx *c, json_t *root,
 				   struct instance *in)
 {
 	json_t *v = json_object_get(root, "placement");
@@ -176,59 +103,59 @@ static enum status parse_placement(const struct ctx *c, json_t *root,
 	if (v && json_is_array(v)) {
 		size_t n = json_array_size(v);
 		if (n < 1 || n > INST_MAX_STAGES)
-			return fail(c, "placement", "list has %zu entries, expected 1 to %d stages",
-				    n, INST_MAX_STAGES);
+			return jr_fail(c, "placement", "list has %zu entries, expected 1 to %d stages",
+				       n, INST_MAX_STAGES);
 		if (chunks_given && n != (size_t)in->devices * in->chunks)
-			return fail(c, "placement", "list has %zu stages but chunks %d on %d devices means %d; omit chunks or match it",
-				    n, in->chunks, in->devices, in->devices * in->chunks);
+			return jr_fail(c, "placement", "list has %zu stages but chunks %d on %d devices means %d; omit chunks or match it",
+				       n, in->chunks, in->devices, in->devices * in->chunks);
 		in->stages = (int)n;
 		in->stage_device = calloc(n, sizeof(int));
 		in->placement = strdup("list");
 		if (!in->stage_device || !in->placement)
-			return fail(c, "placement", "out of memory");
+			return jr_fail(c, "placement", "out of memory");
 		for (size_t l = 0; l < n; l++) {
 			char key[64];
 			int64_t d;
 			snprintf(key, sizeof key, "placement[%zu]", l);
 			json_t *e = json_array_get(v, l);
 			if (!json_is_integer(e))
-				return fail(c, key, "expected a device number, got %s",
-					    json_type_name(e));
+				return jr_fail(c, key, "expected a device number, got %s",
+					       jr_type_name(e));
 			d = json_integer_value(e);
 			if (d < 0 || d >= in->devices)
-				return fail(c, key, "stage %zu is placed on device %" PRId64 ", but no such device runs it (devices are 0..%d)",
-					    l, d, in->devices - 1);
+				return jr_fail(c, key, "stage %zu is placed on device %" PRId64 ", but no such device runs it (devices are 0..%d)",
+					       l, d, in->devices - 1);
 			in->stage_device[l] = (int)d;
 		}
 		return STATUS_OK;
 	}
 	if (v && !json_is_string(v))
-		return fail(c, "placement", "expected \"linear\", \"interleaved\", \"v\" or a list of devices, got %s",
-			    json_type_name(v));
+		return jr_fail(c, "placement", "expected \"linear\", \"interleaved\", \"v\" or a list of devices, got %s",
+			       jr_type_name(v));
 	if (v)
 		name = json_string_value(v);
 	if (strcmp(name, "linear") && strcmp(name, "interleaved") &&
 	    strcmp(name, "v"))
-		return fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
-			    name);
+		return jr_fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
+			       name);
 	if (!strcmp(name, "linear") && in->chunks != 1)
-		return fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
-			    in->chunks);
+		return jr_fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
+			       in->chunks);
 	long long L = (long long)in->devices * in->chunks;
 	if (L > INST_MAX_STAGES)
-		return fail(c, "chunks", "%d devices x %d chunks = %lld stages exceeds the maximum %d",
-			    in->devices, in->chunks, L, INST_MAX_STAGES);
+		return jr_fail(c, "chunks", "%d devices x %d chunks = %lld stages exceeds the maximum %d",
+			       in->devices, in->chunks, L, INST_MAX_STAGES);
 	in->stages = (int)L;
 	in->stage_device = calloc(L, sizeof(int));
 	in->placement = strdup(name);
 	if (!in->stage_device || !in->placement)
-		return fail(c, "placement", "out of memory");
+		return jr_fail(c, "placement", "out of memory");
 	for (int l = 0; l < in->stages; l++)
 		in->stage_device[l] = named_device(name, l, in->devices);
 	return STATUS_OK;
 }
 
-static enum status parse_edges(const struct ctx *c, json_t *root,
+static enum status parse_edges(const struct jr_ctx *c, json_t *root,
 			       struct instance *in)
 {
 	json_t *v = json_object_get(root, "edges");
@@ -237,7 +164,7 @@ static enum status parse_edges(const struct ctx *c, json_t *root,
 		in->nedges = L - 1;
 		in->edges = calloc(L > 1 ? L - 1 : 1, sizeof *in->edges);
 		if (!in->edges)
-			return fail(c, "edges", "out of memory");
+			return jr_fail(c, "edges", "out of memory");
 		for (int l = 0; l + 1 < L; l++) {
 			in->edges[l][0] = l;
 			in->edges[l][1] = l + 1;
@@ -245,92 +172,92 @@ static enum status parse_edges(const struct ctx *c, json_t *root,
 		return STATUS_OK;
 	}
 	if (!json_is_array(v))
-		return fail(c, "edges", "expected a list of [from, to] pairs, got %s",
-			    json_type_name(v));
+		return jr_fail(c, "edges", "expected a list of [from, to] pairs, got %s",
+			       jr_type_name(v));
 	size_t n = json_array_size(v);
 	if (n > (size_t)16 * INST_MAX_STAGES)
-		return fail(c, "edges", "%zu edges exceeds the maximum %d", n,
-			    16 * INST_MAX_STAGES);
+		return jr_fail(c, "edges", "%zu edges exceeds the maximum %d", n,
+			       16 * INST_MAX_STAGES);
 	in->nedges = (int)n;
 	in->edges = calloc(n ? n : 1, sizeof *in->edges);
 	if (!in->edges)
-		return fail(c, "edges", "out of memory");
+		return jr_fail(c, "edges", "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		json_t *e = json_array_get(v, i);
 		char key[64];
 		snprintf(key, sizeof key, "edges[%zu]", i);
 		if (!json_is_array(e) || json_array_size(e) != 2)
-			return fail(c, key, "expected a [from, to] pair of stages");
+			return jr_fail(c, key, "expected a [from, to] pair of stages");
 		for (int k = 0; k < 2; k++) {
 			int64_t s;
 			char sub[80];
 			snprintf(sub, sizeof sub, "%s[%d]", key, k);
 			json_t *x = json_array_get(e, k);
 			if (!json_is_integer(x))
-				return fail(c, sub, "expected a stage number, got %s",
-					    json_type_name(x));
+				return jr_fail(c, sub, "expected a stage number, got %s",
+					       jr_type_name(x));
 			s = json_integer_value(x);
 			if (s < 0 || s >= L)
-				return fail(c, sub, "stage %" PRId64 " does not exist (stages are 0..%d)",
-					    s, L - 1);
+				return jr_fail(c, sub, "stage %" PRId64 " does not exist (stages are 0..%d)",
+					       s, L - 1);
 			in->edges[i][k] = (int)s;
 		}
 		if (in->edges[i][0] == in->edges[i][1])
-			return fail(c, key, "edge from stage %d to itself makes a cycle",
-				    in->edges[i][0]);
+			return jr_fail(c, key, "edge from stage %d to itself makes a cycle",
+				       in->edges[i][0]);
 		for (size_t j = 0; j < i; j++)
 			if (in->edges[j][0] == in->edges[i][0] &&
 			    in->edges[j][1] == in->edges[i][1])
-				return fail(c, key, "duplicate of edges[%zu]", j);
+				return jr_fail(c, key, "duplicate of edges[%zu]", j);
 	}
 	return STATUS_OK;
 }
 
-static enum status parse_costs(const struct ctx *c, json_t *root,
+static enum status parse_costs(const struct jr_ctx *c, json_t *root,
 			       struct instance *in)
 {
 	static const char *const known[] = {"F", "B", "W", NULL};
 	json_t *cost = json_object_get(root, "cost");
 	if (!cost)
-		return fail(c, "cost", "required key is missing");
+		return jr_fail(c, "cost", "required key is missing");
 	if (!json_is_object(cost))
-		return fail(c, "cost", "expected an object {\"F\": .., \"B\": .., \"W\": ..}, got %s",
-			    json_type_name(cost));
-	if (check_keys(c, "cost.", cost, known))
+		return jr_fail(c, "cost", "expected an object {\"F\": .., \"B\": .., \"W\": ..}, got %s",
+			       jr_type_name(cost));
+	if (jr_check_keys(c, "cost", cost, known))
 		return STATUS_ERROR;
 	json_t *w = json_object_get(cost, "W");
 	json_t *split = json_object_get(root, "split_backward");
 	if (split && !json_is_boolean(split))
-		return fail(c, "split_backward", "expected true or false, got %s",
-			    json_type_name(split));
+		return jr_fail(c, "split_backward", "expected true or false, got %s",
+			       jr_type_name(split));
 	in->split_backward = split ? json_is_true(split) : w != NULL;
 	if (in->split_backward && !w)
-		return fail(c, "cost.W", "required when split_backward is true");
+		return jr_fail(c, "cost.W", "required when split_backward is true");
 	if (!in->split_backward && w)
-		return fail(c, "cost.W", "given, but split_backward is false (fold W into B)");
+		return jr_fail(c, "cost.W", "given, but split_backward is false (fold W into B)");
 	in->kinds = in->split_backward ? 3 : 2;
 	static const char *const keys[] = {"cost.F", "cost.B", "cost.W"};
 	for (int k = 0; k < in->kinds; k++) {
 		json_t *v = json_object_get(cost, op_kind_name(k));
 		if (!v)
-			return fail(c, keys[k], "required key is missing");
+			return jr_fail(c, keys[k], "required key is missing");
 		/* F and B must take time; W may be free. */
 		int64_t lo = k == OP_W ? 0 : 1;
 		if (k != OP_W && json_is_integer(v) && json_integer_value(v) == 0)
-			return fail(c, keys[k], "duration 0: F and B must take time");
+			return jr_fail(c, keys[k], "duration 0: F and B must take time");
 		if (json_is_array(v)) {
 			for (size_t i = 0; i < json_array_size(v); i++) {
 				json_t *x = json_array_get(v, i);
 				if (k != OP_W && json_is_integer(x) &&
 				    json_integer_value(x) == 0)
-					return fail(c, keys[k], "entry %zu is 0: F and B must take time", i);
+					return jr_fail(c, keys[k], "entry %zu is 0: F and B must take time", i);
 				if (json_is_integer(x) && json_integer_value(x) < 0)
-					return fail(c, keys[k], "entry %zu is negative", i);
+					return jr_fail(c, keys[k], "entry %zu is negative", i);
 			}
 		}
 		if (json_is_integer(v) && json_integer_value(v) < 0)
-			return fail(c, keys[k], "duration %" PRId64 " is negative",
-				    (int64_t)json_integer_value(v));
+			return jr_fail(c, keys[k], "duration %" PRId64 " is negative",
+				       (int64_t)json_integer_value(v));
 		if (int_or_list(c, keys[k], v, in->stages, "stage", lo,
 				INST_MAX_DURATION, &in->cost[k]))
 			return STATUS_ERROR;
@@ -338,23 +265,23 @@ static enum status parse_costs(const struct ctx *c, json_t *root,
 	return STATUS_OK;
 }
 
-static enum status parse_comm(const struct ctx *c, json_t *root,
+static enum status parse_comm(const struct jr_ctx *c, json_t *root,
 			      struct instance *in)
 {
 	json_t *v = json_object_get(root, "comm");
 	int n = in->nedges;
 	if (!v) {
 		in->edge_comm = calloc(n ? n : 1, sizeof(int64_t));
-		return in->edge_comm ? STATUS_OK : fail(c, "comm", "out of memory");
+		return in->edge_comm ? STATUS_OK : jr_fail(c, "comm", "out of memory");
 	}
 	return int_or_list(c, "comm", v, n, "edge, in edges order", 0,
 			   INST_MAX_DURATION, &in->edge_comm);
 }
 
-static enum status check_single_op_memory(const struct ctx *c,
+static enum status check_single_op_memory(const struct jr_ctx *c,
 					  const struct instance *in);
 
-static enum status parse_memory(const struct ctx *c, json_t *root,
+static enum status parse_memory(const struct jr_ctx *c, json_t *root,
 				struct instance *in)
 {
 	static const char *const known[] = {"F", "B", "W", "limit", NULL};
@@ -363,20 +290,20 @@ static enum status parse_memory(const struct ctx *c, json_t *root,
 	if (!mem)
 		return STATUS_OK;
 	if (!json_is_object(mem))
-		return fail(c, "memory", "expected an object {\"F\", \"B\", \"W\", \"limit\"}, got %s",
-			    json_type_name(mem));
-	if (check_keys(c, "memory.", mem, known))
+		return jr_fail(c, "memory", "expected an object {\"F\", \"B\", \"W\", \"limit\"}, got %s",
+			       jr_type_name(mem));
+	if (jr_check_keys(c, "memory", mem, known))
 		return STATUS_ERROR;
 	in->has_memory = true;
 	for (int k = 0; k < OP_KINDS; k++) {
 		json_t *v = json_object_get(mem, op_kind_name(k));
 		if (k == OP_W && !in->split_backward) {
 			if (v)
-				return fail(c, keys[k], "given, but split_backward is false");
+				return jr_fail(c, keys[k], "given, but split_backward is false");
 			continue;
 		}
 		if (!v)
-			return fail(c, keys[k], "required when memory is given");
+			return jr_fail(c, keys[k], "required when memory is given");
 		if (int_or_list(c, keys[k], v, in->stages, "stage",
 				k == OP_F ? 0 : -INST_MAX_DELTA, INST_MAX_DELTA,
 				&in->mem[k]))
@@ -386,8 +313,8 @@ static enum status parse_memory(const struct ctx *c, json_t *root,
 		int64_t sum = in->mem[OP_F][l] + in->mem[OP_B][l] +
 			      (in->split_backward ? in->mem[OP_W][l] : 0);
 		if (sum != 0)
-			return fail(c, "memory", "deltas of stage %d sum to %" PRId64 ", expected 0 (%s)",
-				    l, sum, in->split_backward ? "F + B + W" : "F + B");
+			return jr_fail(c, "memory", "deltas of stage %d sum to %" PRId64 ", expected 0 (%s)",
+				       l, sum, in->split_backward ? "F + B + W" : "F + B");
 	}
 	json_t *lim = json_object_get(mem, "limit");
 	if (!lim)
@@ -407,7 +334,7 @@ static enum status parse_memory(const struct ctx *c, json_t *root,
  * is <= 0. Only then is max(F, F + B) a sound need, so devices with a
  * positive W delta are left to the simulator.
  */
-static enum status check_single_op_memory(const struct ctx *c,
+static enum status check_single_op_memory(const struct jr_ctx *c,
 					  const struct instance *in)
 {
 	for (int l = 0; l < in->stages; l++) {
@@ -420,16 +347,16 @@ static enum status check_single_op_memory(const struct ctx *c,
 			continue;
 		int64_t f = in->mem[OP_F][l], fb = f + in->mem[OP_B][l];
 		if (f > in->limit[d])
-			return fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F of stage %d needs",
-				    d, in->limit[d], f, l);
+			return jr_fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F of stage %d needs",
+				       d, in->limit[d], f, l);
 		if (fb > in->limit[d])
-			return fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F + B of stage %d need",
-				    d, in->limit[d], fb, l);
+			return jr_fail(c, "memory.limit", "device %d has limit %" PRId64 ", below the %" PRId64 " that F + B of stage %d need",
+				       d, in->limit[d], fb, l);
 	}
 	return STATUS_OK;
 }
 
-static enum status parse_objective(const struct ctx *c, json_t *root,
+static enum status parse_objective(const struct jr_ctx *c, json_t *root,
 				   struct instance *in)
 {
 	json_t *v = json_object_get(root, "objective");
@@ -437,19 +364,19 @@ static enum status parse_objective(const struct ctx *c, json_t *root,
 	if (!v)
 		return STATUS_OK;
 	if (!json_is_string(v))
-		return fail(c, "objective", "expected \"makespan\" or \"span\", got %s",
-			    json_type_name(v));
+		return jr_fail(c, "objective", "expected \"makespan\" or \"span\", got %s",
+			       jr_type_name(v));
 	if (!strcmp(json_string_value(v), "span"))
 		in->objective = OBJ_SPAN;
 	else if (strcmp(json_string_value(v), "makespan"))
-		return fail(c, "objective", "unknown objective '%s' (expected \"makespan\" or \"span\")",
-			    json_string_value(v));
+		return jr_fail(c, "objective", "unknown objective '%s' (expected \"makespan\" or \"span\")",
+			       json_string_value(v));
 	return STATUS_OK;
 }
 
 /* Build pred/succ CSR lists; the lag of an edge is its comm when the two
  * stages sit on different devices, else 0. */
-static enum status build_adjacency(const struct ctx *c, struct instance *in)
+static enum status build_adjacency(const struct jr_ctx *c, struct instance *in)
 {
 	int L = in->stages, E = in->nedges;
 	in->pred_start = calloc(L + 1, sizeof(int));
@@ -461,7 +388,7 @@ static enum status build_adjacency(const struct ctx *c, struct instance *in)
 	if (!in->pred_start || !in->succ_start || !in->pred || !in->succ ||
 	    !in->topo || !fill) {
 		free(fill);
-		return fail(c, "edges", "out of memory");
+		return jr_fail(c, "edges", "out of memory");
 	}
 	for (int e = 0; e < E; e++) {
 		in->succ_start[in->edges[e][0] + 1]++;
@@ -497,12 +424,12 @@ static enum status build_adjacency(const struct ctx *c, struct instance *in)
 
 /* Kahn's algorithm; on a cycle, walk predecessors among the stages left
  * over until one repeats, and name that cycle. */
-static enum status order_stages(const struct ctx *c, struct instance *in)
+static enum status order_stages(const struct jr_ctx *c, struct instance *in)
 {
 	int L = in->stages, head = 0, tail = 0;
 	int *indeg = calloc(L, sizeof(int));
 	if (!indeg)
-		return fail(c, "edges", "out of memory");
+		return jr_fail(c, "edges", "out of memory");
 	for (int l = 0; l < L; l++)
 		indeg[l] = in->pred_start[l + 1] - in->pred_start[l];
 	for (int l = 0; l < L; l++)
@@ -526,7 +453,7 @@ static enum status order_stages(const struct ctx *c, struct instance *in)
 		free(indeg);
 		free(walk);
 		free(at);
-		return fail(c, "edges", "cycle among the stages (out of memory naming it)");
+		return jr_fail(c, "edges", "cycle among the stages (out of memory naming it)");
 	}
 	int u = 0, n = 0;
 	while (!indeg[u])
@@ -550,30 +477,30 @@ static enum status order_stages(const struct ctx *c, struct instance *in)
 	free(indeg);
 	free(walk);
 	free(at);
-	return fail(c, "edges", "cycle through stages %s", path);
+	return jr_fail(c, "edges", "cycle through stages %s", path);
 }
 
-static enum status check_size(const struct ctx *c, struct instance *in)
+static enum status check_size(const struct jr_ctx *c, struct instance *in)
 {
 	long long ops = (long long)in->kinds * in->stages * in->microbatches;
 	if (ops > INST_MAX_OPS)
-		return fail(c, "microbatches", "%d stages x %d micro-batches x %d kinds = %lld ops exceeds the maximum %d",
-			    in->stages, in->microbatches, in->kinds, ops,
-			    INST_MAX_OPS);
+		return jr_fail(c, "microbatches", "%d stages x %d micro-batches x %d kinds = %lld ops exceeds the maximum %d",
+			       in->stages, in->microbatches, in->kinds, ops,
+			       INST_MAX_OPS);
 	return STATUS_OK;
 }
 
-static enum status parse_name(const struct ctx *c, json_t *root,
+static enum status parse_name(const struct jr_ctx *c, json_t *root,
 			      struct instance *in)
 {
 	json_t *v = json_object_get(root, "name");
 	if (v && !json_is_string(v))
-		return fail(c, "name", "expected a string, got %s",
-			    json_type_name(v));
+		return jr_fail(c, "name", "expected a string, got %s",
+			       jr_type_name(v));
 	json_t *d = json_object_get(root, "description");
 	if (d && !json_is_string(d))
-		return fail(c, "description", "expected a string, got %s",
-			    json_type_name(d));
+		return jr_fail(c, "description", "expected a string, got %s",
+			       jr_type_name(d));
 	if (v) {
 		in->name = strdup(json_string_value(v));
 	} else {
@@ -584,68 +511,66 @@ static enum status parse_name(const struct ctx *c, json_t *root,
 		if (dot && dot != in->name)
 			*dot = 0;
 	}
-	return in->name ? STATUS_OK : fail(c, "name", "out of memory");
+	return in->name ? STATUS_OK : jr_fail(c, "name", "out of memory");
 }
 
 /* The optional "model": what each stage computes, for the executor:
  * {"graph": NAME, "stages": [[{"name": OP, "kind": KIND}, ...] per stage]}
  * with each stage's operators in a topological order. Only its shape is
  * checked here; the executor checks the kinds. */
-static enum status parse_model_op(const struct ctx *c, json_t *op, int l, int i)
+static enum status parse_model_op(const struct jr_ctx *c, json_t *op, int l, int i)
 {
 	char key[96];
 	snprintf(key, sizeof key, "model.stages[%d][%d]", l, i);
 	if (!json_is_object(op))
-		return fail(c, key, "expected an object {\"name\", \"kind\"}, got %s",
-			    json_type_name(op));
+		return jr_fail(c, key, "expected an object {\"name\", \"kind\"}, got %s",
+			       jr_type_name(op));
 	static const char *const known[] = {"name", "kind", NULL};
-	char prefix[100];
-	snprintf(prefix, sizeof prefix, "%s.", key);
-	if (check_keys(c, prefix, op, known))
+	if (jr_check_keys(c, key, op, known))
 		return STATUS_ERROR;
 	for (int f = 0; f < 2; f++) {
 		json_t *v = json_object_get(op, known[f]);
 		if (!json_is_string(v))
-			return fail(c, key, "\"%s\" must be a string, got %s", known[f],
-				    v ? json_type_name(v) : "nothing");
+			return jr_fail(c, key, "\"%s\" must be a string, got %s", known[f],
+				       v ? jr_type_name(v) : "nothing");
 	}
 	return STATUS_OK;
 }
 
-static enum status parse_model(const struct ctx *c, json_t *root,
+static enum status parse_model(const struct jr_ctx *c, json_t *root,
 			       struct instance *in)
 {
 	json_t *m = json_object_get(root, "model");
 	if (!m)
 		return STATUS_OK;
 	if (!json_is_object(m))
-		return fail(c, "model", "expected an object, got %s", json_type_name(m));
+		return jr_fail(c, "model", "expected an object, got %s", jr_type_name(m));
 	static const char *const known[] = {"graph", "stages", NULL};
-	if (check_keys(c, "model.", m, known))
+	if (jr_check_keys(c, "model", m, known))
 		return STATUS_ERROR;
 	json_t *g = json_object_get(m, "graph"), *st = json_object_get(m, "stages");
 	if (g && !json_is_string(g))
-		return fail(c, "model.graph", "expected a string, got %s", json_type_name(g));
+		return jr_fail(c, "model.graph", "expected a string, got %s", jr_type_name(g));
 	if (!json_is_array(st))
-		return fail(c, "model.stages", "expected a list of %d stages' operator lists, got %s",
-			    in->stages, st ? json_type_name(st) : "nothing");
+		return jr_fail(c, "model.stages", "expected a list of %d stages' operator lists, got %s",
+			       in->stages, st ? jr_type_name(st) : "nothing");
 	if ((int)json_array_size(st) != in->stages)
-		return fail(c, "model.stages", "has %zu entries for %d stages",
-			    json_array_size(st), in->stages);
+		return jr_fail(c, "model.stages", "has %zu entries for %d stages",
+			       json_array_size(st), in->stages);
 	for (int l = 0; l < in->stages; l++) {
 		json_t *ops = json_array_get(st, l);
 		if (!json_is_array(ops))
-			return fail(c, "model.stages", "entry %d: expected a list of operators, got %s",
-				    l, json_type_name(ops));
+			return jr_fail(c, "model.stages", "entry %d: expected a list of operators, got %s",
+				       l, jr_type_name(ops));
 		for (int i = 0; i < (int)json_array_size(ops); i++)
 			if (parse_model_op(c, json_array_get(ops, i), l, i))
 				return STATUS_ERROR;
 	}
 	in->model = json_deep_copy(m);
-	return in->model ? STATUS_OK : fail(c, "model", "out of memory");
+	return in->model ? STATUS_OK : jr_fail(c, "model", "out of memory");
 }
 
-static enum status parse_root(const struct ctx *c, json_t *root,
+static enum status parse_root(const struct jr_ctx *c, json_t *root,
 			      struct instance *in)
 {
 	static const char *const known[] = {
@@ -654,8 +579,8 @@ static enum status parse_root(const struct ctx *c, json_t *root,
 		"memory", "objective", "model", NULL};
 	if (!json_is_object(root))
 		return err_set(c->err, "instance '%s': expected a JSON object at the top level, got %s",
-			       c->source, json_type_name(root));
-	if (check_keys(c, "", root, known) || parse_name(c, root, in) ||
+			       c->source, jr_type_name(root));
+	if (jr_check_keys(c, "", root, known) || parse_name(c, root, in) ||
 	    parse_sizes(c, root, in) || parse_placement(c, root, in) ||
 	    parse_edges(c, root, in) || parse_costs(c, root, in) ||
 	    check_size(c, in) || parse_comm(c, root, in) ||
@@ -669,7 +594,7 @@ static enum status parse_root(const struct ctx *c, json_t *root,
 enum status instance_parse(const char *text, const char *source,
 			   struct instance **out, struct error *err)
 {
-	struct ctx c = {source, err};
+	struct jr_ctx c = {"instance", source, err};
 	json_error_t jerr;
 	*out = NULL;
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
