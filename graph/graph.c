@@ -7,157 +7,111 @@
 
 #include <jansson.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fileio.h"
-
-struct gctx {
-	const char *source;
-	struct error *err;
-};
-
-static enum status gfail(const struct gctx *c, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static enum status gfail(const struct gctx *c, const char *key, const char *fmt, ...)
-{
-	char what[384];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
-	va_end(ap);
-	return err_set(c->err, "graph '%s': %s: %s", c->source, key, what);
-}
-
-/* Reject keys of obj not in `known` (NULL-terminated). */
-static enum status only_keys(const struct gctx *c, const char *where, json_t *obj,
-			     const char *const *known)
-{
-	const char *k;
-	json_t *v;
-	json_object_foreach(obj, k, v) {
-		int ok = 0;
-		for (int i = 0; known[i] && !ok; i++)
-			ok = !strcmp(k, known[i]);
-		if (!ok)
-			return gfail(c, where, "unknown key '%s'", k);
-	}
-	return STATUS_OK;
-}
-
-/* A finite number >= lo (and <= hi). */
-static enum status number(const struct gctx *c, const char *key, const json_t *v,
-			  double lo, double hi, double *out)
-{
-	if (!json_is_number(v))
-		return gfail(c, key, "expected a number");
-	double x = json_number_value(v);
-	if (!isfinite(x) || x < lo || x > hi)
-		return gfail(c, key, "%g is outside [%g, %g]", x, lo, hi);
-	*out = x;
-	return STATUS_OK;
-}
+#include "common/json_read.h"
 
 /* A number for every size, or a list of one per size; absent: dflt. */
-static enum status per_size(const struct gctx *c, const char *key, const json_t *v,
+static enum status per_size(const struct jr_ctx *c, const char *key, const json_t *v,
 			    int n, bool required, double dflt, double **out)
 {
 	double *a = calloc(n, sizeof *a);
 	if (!a)
-		return gfail(c, key, "out of memory");
+		return jr_fail(c, key, "out of memory");
 	*out = a;
 	if (!v) {
 		if (required)
-			return gfail(c, key, "missing");
+			return jr_fail(c, key, "missing");
 		for (int i = 0; i < n; i++)
 			a[i] = dflt;
 		return STATUS_OK;
 	}
 	if (json_is_number(v)) {
 		double x;
-		if (number(c, key, v, 0, 1e12, &x))
+		if (jr_number(c, key, v, 0, 1e12, &x))
 			return STATUS_ERROR;
 		for (int i = 0; i < n; i++)
 			a[i] = x;
 		return STATUS_OK;
 	}
 	if (!json_is_array(v) || (int)json_array_size(v) != n)
-		return gfail(c, key, "expected a number or a list of %d numbers (one per micro-batch size)",
-			     n);
+		return jr_fail(c, key, "expected a number or a list of %d numbers (one per micro-batch size)",
+			       n);
 	for (int i = 0; i < n; i++) {
 		char sub[128];
 		snprintf(sub, sizeof sub, "%s[%d]", key, i);
-		if (number(c, sub, json_array_get(v, i), 0, 1e12, &a[i]))
+		if (jr_number(c, sub, json_array_get(v, i), 0, 1e12, &a[i]))
 			return STATUS_ERROR;
 	}
 	return STATUS_OK;
 }
 
-static enum status parse_sizes(const struct gctx *c, json_t *root, struct graph *g)
+static enum status parse_sizes(const struct jr_ctx *c, json_t *root, struct graph *g)
 {
 	json_t *v = json_object_get(root, "microbatch_sizes");
 	json_t *b = json_object_get(root, "batch");
 	if (!json_is_integer(b) || json_integer_value(b) < 1 || json_integer_value(b) > (1 << 24))
-		return gfail(c, "batch", "expected an integer from 1 to %d (samples per iteration)",
-			     1 << 24);
+		return jr_fail(c, "batch", "expected an integer from 1 to %d (samples per iteration)",
+			       1 << 24);
 	g->batch = (int)json_integer_value(b);
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > GRAPH_MAX_SIZES)
-		return gfail(c, "microbatch_sizes", "expected a list of 1 to %d sizes", GRAPH_MAX_SIZES);
+		return jr_fail(c, "microbatch_sizes", "expected a list of 1 to %d sizes", GRAPH_MAX_SIZES);
 	g->nsizes = (int)json_array_size(v);
 	g->microbatch_sizes = calloc(g->nsizes, sizeof(int));
 	if (!g->microbatch_sizes)
-		return gfail(c, "microbatch_sizes", "out of memory");
+		return jr_fail(c, "microbatch_sizes", "out of memory");
 	for (int i = 0; i < g->nsizes; i++) {
 		json_t *x = json_array_get(v, i);
 		if (!json_is_integer(x) || json_integer_value(x) < 1 ||
 		    json_integer_value(x) > g->batch)
-			return gfail(c, "microbatch_sizes", "entry %d: expected an integer from 1 to the batch %d",
-				     i, g->batch);
+			return jr_fail(c, "microbatch_sizes", "entry %d: expected an integer from 1 to the batch %d",
+				       i, g->batch);
 		g->microbatch_sizes[i] = (int)json_integer_value(x);
 		if (i && g->microbatch_sizes[i] <= g->microbatch_sizes[i - 1])
-			return gfail(c, "microbatch_sizes", "not ascending at entry %d", i);
+			return jr_fail(c, "microbatch_sizes", "not ascending at entry %d", i);
 	}
 	return STATUS_OK;
 }
 
-static enum status parse_machine(const struct gctx *c, json_t *root, struct machine *m)
+static enum status parse_machine(const struct jr_ctx *c, json_t *root, struct machine *m)
 {
 	static const char *const keys[] = {"name", "devices", "memory_bytes", "link_latency_us",
 		"link_bandwidth", "optimizer_bytes_per_param", "bytes_per_param", NULL};
 	json_t *v = json_object_get(root, "machine");
 	if (!json_is_object(v))
-		return gfail(c, "machine", "expected an object");
-	if (only_keys(c, "machine", v, keys))
-		return STATUS_ERROR;
+		return jr_fail(c, "machine", "expected an object");
+	const char *unknown = jr_unknown_key(v, keys);
+	if (unknown)
+		return jr_fail(c, "machine", "unknown key '%s'", unknown);
 	json_t *d = json_object_get(v, "devices");
 	if (!json_is_integer(d) || json_integer_value(d) < 1 || json_integer_value(d) > 4096)
-		return gfail(c, "machine.devices", "expected an integer from 1 to 4096");
+		return jr_fail(c, "machine.devices", "expected an integer from 1 to 4096");
 	m->devices = (int)json_integer_value(d);
 	const char *name = json_string_value(json_object_get(v, "name"));
 	m->name = strdup(name ? name : "machine");
 	m->optimizer_bytes_per_param = 8;
 	m->bytes_per_param = 4;
 	json_t *x;
-	if (number(c, "machine.memory_bytes", json_object_get(v, "memory_bytes"), 1, 1e15,
-		   &m->memory_bytes) ||
-	    number(c, "machine.link_latency_us", json_object_get(v, "link_latency_us"), 0, 1e9,
-		   &m->link_latency_us) ||
-	    number(c, "machine.link_bandwidth", json_object_get(v, "link_bandwidth"), 1e-6, 1e12,
-		   &m->link_bandwidth))
+	if (jr_number(c, "machine.memory_bytes", json_object_get(v, "memory_bytes"), 1, 1e15,
+		      &m->memory_bytes) ||
+	    jr_number(c, "machine.link_latency_us", json_object_get(v, "link_latency_us"), 0, 1e9,
+		      &m->link_latency_us) ||
+	    jr_number(c, "machine.link_bandwidth", json_object_get(v, "link_bandwidth"), 1e-6, 1e12,
+		      &m->link_bandwidth))
 		return STATUS_ERROR;
 	if ((x = json_object_get(v, "optimizer_bytes_per_param")) &&
-	    number(c, "machine.optimizer_bytes_per_param", x, 0, 1e3, &m->optimizer_bytes_per_param))
+	    jr_number(c, "machine.optimizer_bytes_per_param", x, 0, 1e3, &m->optimizer_bytes_per_param))
 		return STATUS_ERROR;
 	if ((x = json_object_get(v, "bytes_per_param")) &&
-	    number(c, "machine.bytes_per_param", x, 0.125, 64, &m->bytes_per_param))
+	    jr_number(c, "machine.bytes_per_param", x, 0.125, 64, &m->bytes_per_param))
 		return STATUS_ERROR;
 	return STATUS_OK;
 }
 
-static enum status parse_op(const struct gctx *c, json_t *v, int i, struct graph *g)
+static enum status parse_op(const struct jr_ctx *c, json_t *v, int i, struct graph *g)
 {
 	static const char *const keys[] = {"name", "kind", "fwd", "bwd", "wgrad", "act_bytes",
 		"weight_bytes", "out_bytes", "shape", NULL};
@@ -165,13 +119,14 @@ static enum status parse_op(const struct gctx *c, json_t *v, int i, struct graph
 	struct graph_op *op = &g->ops[i];
 	snprintf(key, sizeof key, "ops[%d]", i);
 	if (!json_is_object(v))
-		return gfail(c, key, "expected an object");
-	if (only_keys(c, key, v, keys))
-		return STATUS_ERROR;
+		return jr_fail(c, key, "expected an object");
+	const char *unknown = jr_unknown_key(v, keys);
+	if (unknown)
+		return jr_fail(c, key, "unknown key '%s'", unknown);
 	const char *name = json_string_value(json_object_get(v, "name"));
 	const char *kind = json_string_value(json_object_get(v, "kind"));
 	if (!name || !*name)
-		return gfail(c, key, "name: expected a non-empty string");
+		return jr_fail(c, key, "name: expected a non-empty string");
 	op->name = strdup(name);
 	op->kind = strdup(kind ? kind : "op");
 	snprintf(sub, sizeof sub, "%s.fwd", key);
@@ -187,13 +142,13 @@ static enum status parse_op(const struct gctx *c, json_t *v, int i, struct graph
 	if (shape) {
 		snprintf(sub, sizeof sub, "%s.shape", key);
 		if (!json_is_array(shape) || json_array_size(shape) > 8)
-			return gfail(c, sub, "expected a list of up to 8 numbers");
+			return jr_fail(c, sub, "expected a list of up to 8 numbers");
 		op->nshape = (int)json_array_size(shape);
 		op->shape = calloc(op->nshape ? op->nshape : 1, sizeof *op->shape);
 		if (!op->shape)
-			return gfail(c, sub, "out of memory");
+			return jr_fail(c, sub, "out of memory");
 		for (int k = 0; k < op->nshape; k++)
-			if (number(c, sub, json_array_get(shape, k), 0, 1e12, &op->shape[k]))
+			if (jr_number(c, sub, json_array_get(shape, k), 0, 1e12, &op->shape[k]))
 				return STATUS_ERROR;
 	}
 	static const char *const bytes[] = {"act_bytes", "weight_bytes", "out_bytes"};
@@ -201,54 +156,54 @@ static enum status parse_op(const struct gctx *c, json_t *v, int i, struct graph
 	for (int k = 0; k < 3; k++) {
 		json_t *x = json_object_get(v, bytes[k]);
 		snprintf(sub, sizeof sub, "%s.%s", key, bytes[k]);
-		if (x && number(c, sub, x, 0, 1e15, dst[k]))
+		if (x && jr_number(c, sub, x, 0, 1e15, dst[k]))
 			return STATUS_ERROR;
 	}
 	return STATUS_OK;
 }
 
 /* An edge end: an operator name or index. */
-static enum status edge_end(const struct gctx *c, const char *key, const json_t *v,
+static enum status edge_end(const struct jr_ctx *c, const char *key, const json_t *v,
 			    const struct graph *g, int *out)
 {
 	if (json_is_string(v)) {
 		*out = graph_find(g, json_string_value(v));
 		if (*out < 0)
-			return gfail(c, key, "no operator named '%s'", json_string_value(v));
+			return jr_fail(c, key, "no operator named '%s'", json_string_value(v));
 		return STATUS_OK;
 	}
 	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) < g->nops) {
 		*out = (int)json_integer_value(v);
 		return STATUS_OK;
 	}
-	return gfail(c, key, "expected an operator name or index 0 to %d", g->nops - 1);
+	return jr_fail(c, key, "expected an operator name or index 0 to %d", g->nops - 1);
 }
 
-static enum status parse_edges(const struct gctx *c, json_t *root, struct graph *g)
+static enum status parse_edges(const struct jr_ctx *c, json_t *root, struct graph *g)
 {
 	json_t *v = json_object_get(root, "edges");
 	if (!v)
 		return STATUS_OK;
 	if (!json_is_array(v))
-		return gfail(c, "edges", "expected a list of [from, to] pairs");
+		return jr_fail(c, "edges", "expected a list of [from, to] pairs");
 	g->nedges = (int)json_array_size(v);
 	g->edges = calloc(g->nedges ? g->nedges : 1, sizeof *g->edges);
 	if (!g->edges)
-		return gfail(c, "edges", "out of memory");
+		return jr_fail(c, "edges", "out of memory");
 	for (int e = 0; e < g->nedges; e++) {
 		json_t *p = json_array_get(v, e);
 		char key[64];
 		snprintf(key, sizeof key, "edges[%d]", e);
 		if (!json_is_array(p) || json_array_size(p) != 2)
-			return gfail(c, key, "expected a [from, to] pair");
+			return jr_fail(c, key, "expected a [from, to] pair");
 		if (edge_end(c, key, json_array_get(p, 0), g, &g->edges[e][0]) ||
 		    edge_end(c, key, json_array_get(p, 1), g, &g->edges[e][1]))
 			return STATUS_ERROR;
 		if (g->edges[e][0] == g->edges[e][1])
-			return gfail(c, key, "operator '%s' feeds itself", g->ops[g->edges[e][0]].name);
+			return jr_fail(c, key, "operator '%s' feeds itself", g->ops[g->edges[e][0]].name);
 		for (int f = 0; f < e; f++)
 			if (g->edges[f][0] == g->edges[e][0] && g->edges[f][1] == g->edges[e][1])
-				return gfail(c, key, "repeats edges[%d]", f);
+				return jr_fail(c, key, "repeats edges[%d]", f);
 	}
 	return STATUS_OK;
 }
@@ -325,32 +280,33 @@ enum status graph_derive(struct graph *g, const char *source, struct error *err)
 	return STATUS_OK;
 }
 
-static enum status parse_root(const struct gctx *c, json_t *root, struct graph *g)
+static enum status parse_root(const struct jr_ctx *c, json_t *root, struct graph *g)
 {
 	static const char *const keys[] = {"name", "description", "provenance", "batch",
 		"microbatch_sizes", "machine", "ops", "edges", NULL};
 	if (!json_is_object(root))
 		return err_set(c->err, "graph '%s': expected a JSON object at the top level", c->source);
-	if (only_keys(c, "(top level)", root, keys))
-		return STATUS_ERROR;
+	const char *unknown = jr_unknown_key(root, keys);
+	if (unknown)
+		return jr_fail(c, "(top level)", "unknown key '%s'", unknown);
 	const char *name = json_string_value(json_object_get(root, "name"));
 	g->name = strdup(name ? name : c->source);
 	if (parse_sizes(c, root, g) || parse_machine(c, root, &g->machine))
 		return STATUS_ERROR;
 	json_t *ops = json_object_get(root, "ops");
 	if (!json_is_array(ops) || json_array_size(ops) < 1 || json_array_size(ops) > GRAPH_MAX_OPS)
-		return gfail(c, "ops", "expected a list of 1 to %d operators", GRAPH_MAX_OPS);
+		return jr_fail(c, "ops", "expected a list of 1 to %d operators", GRAPH_MAX_OPS);
 	g->nops = (int)json_array_size(ops);
 	g->ops = calloc(g->nops, sizeof *g->ops);
 	if (!g->ops)
-		return gfail(c, "ops", "out of memory");
+		return jr_fail(c, "ops", "out of memory");
 	for (int i = 0; i < g->nops; i++) {
 		if (parse_op(c, json_array_get(ops, i), i, g))
 			return STATUS_ERROR;
 		for (int j = 0; j < i; j++)
 			if (!strcmp(g->ops[j].name, g->ops[i].name))
-				return gfail(c, "ops", "operator name '%s' is used twice (ops[%d] and ops[%d])",
-					     g->ops[i].name, j, i);
+				return jr_fail(c, "ops", "operator name '%s' is used twice (ops[%d] and ops[%d])",
+					       g->ops[i].name, j, i);
 	}
 	if (parse_edges(c, root, g))
 		return STATUS_ERROR;
@@ -360,7 +316,7 @@ static enum status parse_root(const struct gctx *c, json_t *root, struct graph *
 enum status graph_parse(const char *text, const char *source, struct graph **out,
 			struct error *err)
 {
-	struct gctx c = {source, err};
+	struct jr_ctx c = {"graph", source, err};
 	json_error_t je;
 	*out = NULL;
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &je);
