@@ -6,7 +6,6 @@
 #include "graph/graph.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
