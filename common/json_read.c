@@ -61,18 +61,26 @@ enum status jr_check_keys(const struct jr_ctx *c, const char *where, const json_
 	return jr_fail(c, key, "unknown key");
 }
 
-enum status jr_int(const struct jr_ctx *c, const char *key, const json_t *v, int64_t lo,
-		   int64_t hi, int64_t *out)
+enum status jr_range(const struct jr_ctx *c, const char *key, int64_t x, int64_t lo,
+		     int64_t hi)
 {
-	if (!json_is_integer(v))
-		return jr_fail(c, key, "expected an integer, got %s", jr_type_name(v));
-	int64_t x = json_integer_value(v);
 	if (x < lo && lo == 0)
 		return jr_fail(c, key, "%" PRId64 " is negative", x);
 	if (x < lo)
 		return jr_fail(c, key, "%" PRId64 " is below the minimum %" PRId64, x, lo);
 	if (x > hi)
 		return jr_fail(c, key, "%" PRId64 " exceeds the maximum %" PRId64, x, hi);
+	return STATUS_OK;
+}
+
+enum status jr_int(const struct jr_ctx *c, const char *key, const json_t *v, int64_t lo,
+		   int64_t hi, int64_t *out)
+{
+	if (!json_is_integer(v))
+		return jr_fail(c, key, "expected an integer, got %s", jr_type_name(v));
+	int64_t x = json_integer_value(v);
+	if (jr_range(c, key, x, lo, hi))
+		return STATUS_ERROR;
 	*out = x;
 	return STATUS_OK;
 }

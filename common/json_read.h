@@ -49,6 +49,11 @@ enum status jr_check_keys(const struct jr_ctx *c, const char *where, const json_
 enum status jr_int(const struct jr_ctx *c, const char *key, const json_t *v, int64_t lo,
 		   int64_t hi, int64_t *out);
 
+/* The range part of jr_int, for a value that is already an integer (an
+ * instance built in code, sched/instance.h), with the same messages. */
+enum status jr_range(const struct jr_ctx *c, const char *key, int64_t x, int64_t lo,
+		     int64_t hi);
+
 /* A finite number in [lo, hi] into *out; otherwise "expected a number" or
  * "X is outside [LO, HI]". */
 enum status jr_number(const struct jr_ctx *c, const char *key, const json_t *v, double lo,
