@@ -10,6 +10,7 @@
 
 #include "sched/family.h"
 #include "common/fileio.h"
+#include "common/json_read.h"
 #include "sched/instance.h"
 #include "solvers/solver.h"
 
@@ -18,35 +19,33 @@ struct ctx {
 	struct error *err;
 };
 
+/* The spec's messages, "spec 'SOURCE': KEY: ...", come from common/json_read;
+ * fail() and check_keys() bind its context to ours, which also holds the
+ * folder that relative paths start from. */
+static struct jr_ctx jr(const struct ctx *c)
+{
+	return (struct jr_ctx){"spec", c->source, c->err};
+}
+
 static enum status fail(const struct ctx *c, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 static enum status fail(const struct ctx *c, const char *key, const char *fmt, ...)
 {
-	char what[512];
+	struct jr_ctx j = jr(c);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(what, sizeof what, fmt, ap);
+	enum status st = jr_vfail(&j, key, fmt, ap);
 	va_end(ap);
-	return err_set(c->err, "spec '%s': %s: %s", c->source, key, what);
+	return st;
 }
 
+/* "WHERE.KEY: unknown key" */
 static enum status check_keys(const struct ctx *c, const char *where, json_t *obj,
 			      const char *const *known)
 {
-	const char *k;
-	json_t *v;
-	json_object_foreach(obj, k, v) {
-		bool ok = false;
-		for (int i = 0; known[i]; i++)
-			ok |= !strcmp(k, known[i]);
-		if (!ok) {
-			char key[256];
-			snprintf(key, sizeof key, "%s%s%s", where, *where ? "." : "", k);
-			return fail(c, key, "unknown key");
-		}
-	}
-	return STATUS_OK;
+	struct jr_ctx j = jr(c);
+	return jr_check_keys(&j, where, obj, known);
 }
 
 /* A path relative to the spec's folder (absolute paths as given). */
