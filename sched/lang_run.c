@@ -17,7 +17,8 @@
 
 /* ---- evaluation ----------------------------------------------------------------- */
 
-struct run {
+/* The interpreter's state while a program runs for one device. */
+struct lang_run {
 	const struct program *pg;
 	const struct instance *in;
 	struct schedule *out;
@@ -33,10 +34,10 @@ struct run {
 	int vmin, vmax;             /* fewest and most stages on a device */
 };
 
-static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
+static enum status rerr(struct lang_run *r, int line, int col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
-static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
+static enum status rerr(struct lang_run *r, int line, int col, const char *fmt, ...)
 {
 	char what[320];
 	va_list ap;
@@ -50,7 +51,7 @@ static enum status rerr(struct run *r, int line, int col, const char *fmt, ...)
 		       r->pg->name ? r->pg->name : r->pg->source, line, col, r->d, what);
 }
 
-static int64_t eval(struct run *r, const struct expr *e);
+static int64_t eval(struct lang_run *r, const struct expr *e);
 
 /*
  * Floor and ceiling division without undefined behaviour: b != 0, and the
@@ -90,7 +91,7 @@ static bool div_ceil(int64_t a, int64_t b, int64_t *q)
 	return true;
 }
 
-static int64_t eval_bin(struct run *r, const struct expr *e)
+static int64_t eval_bin(struct lang_run *r, const struct expr *e)
 {
 	int64_t a = eval(r, e->args[0]);
 	if (r->failed)
@@ -141,7 +142,7 @@ static int64_t eval_bin(struct run *r, const struct expr *e)
 	return 0;
 }
 
-static int64_t chunk_stage(struct run *r, int line, int col, int64_t c)
+static int64_t chunk_stage(struct lang_run *r, int line, int col, int64_t c)
 {
 	if (c < 0 || c >= r->nlocal) {
 		if (r->nlocal == 0)
@@ -154,7 +155,7 @@ static int64_t chunk_stage(struct run *r, int line, int col, int64_t c)
 	return r->local[c];
 }
 
-static int64_t eval_call(struct run *r, const struct expr *e)
+static int64_t eval_call(struct lang_run *r, const struct expr *e)
 {
 	int64_t a[16];
 	for (int i = 0; i < e->nargs; i++) {
@@ -221,7 +222,7 @@ static int64_t eval_call(struct run *r, const struct expr *e)
 	return 0;
 }
 
-static int64_t eval(struct run *r, const struct expr *e)
+static int64_t eval(struct lang_run *r, const struct expr *e)
 {
 	if (r->failed)
 		return 0;
@@ -243,9 +244,9 @@ static int64_t eval(struct run *r, const struct expr *e)
 	return 0;
 }
 
-static enum status exec_block(struct run *r, const struct block *b);
+static enum status run_block(struct lang_run *r, const struct block *b);
 
-static enum status exec_op(struct run *r, const struct stmt *s)
+static enum status run_op(struct lang_run *r, const struct stmt *s)
 {
 	const struct instance *in = r->in;
 	int64_t c = s->a ? eval(r, s->a) : 0;
@@ -270,7 +271,7 @@ static enum status exec_op(struct run *r, const struct stmt *s)
 }
 
 /* Every loop iteration counts as a step, so an empty body cannot spin. */
-static enum status loop_step(struct run *r, const struct stmt *s)
+static enum status loop_step(struct lang_run *r, const struct stmt *s)
 {
 	if (++r->steps > r->max_steps)
 		return rerr(r, s->line, s->col, "the program does not finish (over %ld steps)",
@@ -278,7 +279,7 @@ static enum status loop_step(struct run *r, const struct stmt *s)
 	return STATUS_OK;
 }
 
-static enum status exec_stmt(struct run *r, const struct stmt *s)
+static enum status run_stmt(struct lang_run *r, const struct stmt *s)
 {
 	int64_t n, lo, hi;
 	if (++r->steps > r->max_steps)
@@ -286,7 +287,7 @@ static enum status exec_stmt(struct run *r, const struct stmt *s)
 			    r->max_steps);
 	switch (s->type) {
 	case S_OP:
-		return exec_op(r, s);
+		return run_op(r, s);
 	case S_LET:
 		r->slots[s->slot] = eval(r, s->a);
 		return r->failed ? STATUS_ERROR : STATUS_OK;
@@ -308,7 +309,7 @@ static enum status exec_stmt(struct run *r, const struct stmt *s)
 		if (n < 0)
 			return rerr(r, s->line, s->col, "repeat count %" PRId64 " is negative", n);
 		for (int64_t i = 0; i < n; i++)
-			if (loop_step(r, s) || exec_block(r, s->body))
+			if (loop_step(r, s) || run_block(r, s->body))
 				return STATUS_ERROR;
 		return STATUS_OK;
 	case S_FOR:
@@ -318,7 +319,7 @@ static enum status exec_stmt(struct run *r, const struct stmt *s)
 			return STATUS_ERROR;
 		for (int64_t i = lo; i < hi; i++) {
 			r->slots[s->slot] = i;
-			if (loop_step(r, s) || exec_block(r, s->body))
+			if (loop_step(r, s) || run_block(r, s->body))
 				return STATUS_ERROR;
 		}
 		return STATUS_OK;
@@ -327,16 +328,16 @@ static enum status exec_stmt(struct run *r, const struct stmt *s)
 		if (r->failed)
 			return STATUS_ERROR;
 		if (n)
-			return exec_block(r, s->body);
-		return s->other ? exec_block(r, s->other) : STATUS_OK;
+			return run_block(r, s->body);
+		return s->other ? run_block(r, s->other) : STATUS_OK;
 	}
 	return STATUS_OK;
 }
 
-static enum status exec_block(struct run *r, const struct block *b)
+static enum status run_block(struct lang_run *r, const struct block *b)
 {
 	for (int i = 0; i < b->n; i++)
-		if (exec_stmt(r, b->stmts[i]))
+		if (run_stmt(r, b->stmts[i]))
 			return STATUS_ERROR;
 	return STATUS_OK;
 }
@@ -371,7 +372,7 @@ static void stage_depths(const struct instance *in, int *depth)
 	}
 }
 
-static void set_builtins(struct run *r)
+static void set_builtins(struct lang_run *r)
 {
 	const struct instance *in = r->in;
 	int64_t *v = r->slots;
@@ -391,7 +392,7 @@ static void set_builtins(struct run *r)
 	v[V_LISTED] = !strcmp(in->placement, "list");
 }
 
-static enum status run_device(struct run *r)
+static enum status run_device(struct lang_run *r)
 {
 	const struct instance *in = r->in;
 	r->nlocal = 0;
@@ -404,13 +405,13 @@ static enum status run_device(struct run *r)
 	r->steps = 0;
 	/* generous: a few steps per op the device runs, plus slack */
 	r->max_steps = 64L * (r->nlocal + 1) * OP_KINDS * in->microbatches + 1000000;
-	return exec_block(r, r->pg->top);
+	return run_block(r, r->pg->top);
 }
 
 enum status program_run(const struct program *pg, const struct instance *in,
 			struct schedule **out, struct error *err)
 {
-	struct run r = {.pg = pg, .in = in, .err = err};
+	struct lang_run r = {.pg = pg, .in = in, .err = err};
 	*out = NULL;
 	r.out = schedule_new(in->devices);
 	r.local = malloc(in->stages * sizeof(int));
