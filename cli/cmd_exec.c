@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/mpi.h"
 #include "exec/exec.h"
 
 static const char usage_text[] =
@@ -73,7 +74,7 @@ static int parse(int argc, char **argv, struct xopts *o)
 			if (strcmp(optarg, "threads") && strcmp(optarg, "mpi"))
 				return cli_usage("exec", "unknown --workers '%s' (threads or mpi)", optarg);
 			o->mpi = !strcmp(optarg, "mpi");
-			if (o->mpi && !exec_mpi_available())
+			if (o->mpi && !mpi_available())
 				return cli_usage("exec", "--workers mpi: this pipeopt was built without MPI");
 			break;
 		case 'D':
@@ -131,7 +132,7 @@ int cmd_exec(int argc, char **argv)
 	struct schedule *s = NULL;
 	struct exec_result r = {0};
 	char *trace = NULL;
-	int rank = o.mpi ? exec_mpi_rank() : 0;
+	int rank = o.mpi ? mpi_rank() : 0;
 	if (instance_read(argv[optind], &in, &err) ||
 	    (o.schedule ? cli_read_schedule(o.schedule, FMT_NONE, &s, &err)
 			: cli_family_schedule(o.family, in, &s, &err)) ||
@@ -194,7 +195,7 @@ int cmd_exec(int argc, char **argv)
 	}
 out:
 	if (o.mpi)
-		exec_mpi_end();
+		mpi_end();
 	free(trace);
 	exec_result_release(&r);
 	schedule_free(s);

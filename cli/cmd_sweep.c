@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/mpi.h"
 #include "sweep/report.h"
 #include "sweep/results.h"
 #include "sweep/spec.h"
@@ -91,7 +92,7 @@ static int parse(int argc, char **argv, struct sopts *o)
 		snprintf(o->output_owned, n + 7, "%.*s.jsonl", (int)n, base);
 		o->s.output = o->output_owned;
 	}
-	o->s.mpi = under_mpirun() && sweep_mpi_available();
+	o->s.mpi = under_mpirun() && mpi_available();
 	if (o->s.mpi && o->json)
 		o->s.progress = false;
 	return 0;
@@ -140,7 +141,7 @@ int cmd_sweep(int argc, char **argv)
 	struct sweep_spec *sp = NULL;
 	struct sweep_stats st;
 	json_t *rows = NULL, *summary = NULL;
-	int rank = o.s.mpi ? sweep_mpi_rank() : 0;
+	int rank = o.s.mpi ? mpi_rank() : 0;
 	if (sweep_spec_read(argv[optind], &sp, &err) || sweep_run(sp, &o.s, &st, &err)) {
 		rc = rank == 0 ? cli_fail(o.json, &err) : EXIT_FAILED;
 		goto out;
@@ -165,7 +166,7 @@ int cmd_sweep(int argc, char **argv)
 	}
 out:
 	if (o.s.mpi)
-		sweep_mpi_end();
+		mpi_end();
 	json_decref(summary);
 	json_decref(rows);
 	sweep_spec_free(sp);

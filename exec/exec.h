@@ -84,12 +84,6 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 			 const struct exec_options *o, struct exec_result *r, struct error *err);
 
-/* MPI: whether built with it; this process's rank (initialising MPI if
- * needed); finalising. Without MPI: false, 0, nothing. */
-bool exec_mpi_available(void);
-int exec_mpi_rank(void);
-void exec_mpi_end(void);
-
 void exec_result_release(struct exec_result *r);
 
 #endif

@@ -16,30 +16,7 @@
 #include <string.h>
 
 #include "common/clock.h"
-
-bool exec_mpi_available(void)
-{
-	return true;
-}
-
-int exec_mpi_rank(void)
-{
-	int inited = 0, rank = 0;
-	MPI_Initialized(&inited);
-	if (!inited)
-		MPI_Init(NULL, NULL);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	return rank;
-}
-
-void exec_mpi_end(void)
-{
-	int inited = 0, done = 0;
-	MPI_Initialized(&inited);
-	MPI_Finalized(&done);
-	if (inited && !done)
-		MPI_Finalize();
-}
+#include "common/mpi.h"
 
 static int tag_of(const struct run *r, int k, int l, int j)
 {
@@ -175,8 +152,7 @@ static void gather(struct run *r, int rank, int size)
 enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 			 const struct exec_options *o, struct exec_result *res, struct error *err)
 {
-	int rank = exec_mpi_rank(), size;
-	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	int rank = mpi_rank(), size = mpi_size();
 	memset(res, 0, sizeof *res);
 	if (size != in->devices)
 		return err_set(err, "exec: %d MPI ranks for %d devices (run with mpirun -np %d)", size,
@@ -216,20 +192,6 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 }
 
 #else
-
-bool exec_mpi_available(void)
-{
-	return false;
-}
-
-int exec_mpi_rank(void)
-{
-	return 0;
-}
-
-void exec_mpi_end(void)
-{
-}
 
 enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 			 const struct exec_options *o, struct exec_result *res, struct error *err)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/mpi.h"
 #include "sweep/results.h"
 #include "sweep/run.h"
 
@@ -157,30 +158,6 @@ static int *pending_tasks(const struct sweep_spec *s, const json_t *rows, int *n
 }
 
 #ifdef PIPEOPT_HAVE_MPI
-bool sweep_mpi_available(void)
-{
-	return true;
-}
-
-int sweep_mpi_rank(void)
-{
-	int inited = 0, rank = 0, provided;
-	MPI_Initialized(&inited);
-	if (!inited)
-		MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
-	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	return rank;
-}
-
-void sweep_mpi_end(void)
-{
-	int inited = 0, done = 0;
-	MPI_Initialized(&inited);
-	MPI_Finalized(&done);
-	if (inited && !done)
-		MPI_Finalize();
-}
-
 /* Rank 0: take every message waiting (rows, done notices); the rows go
  * to the file in one batch. */
 static enum status receive_rows(struct results *res, struct sweep_stats *st, int *done_ranks,
@@ -232,20 +209,6 @@ static enum status receive_rows(struct results *res, struct sweep_stats *st, int
 		json_decref(rows[i]);
 	free(rows);
 	return rc;
-}
-#else
-bool sweep_mpi_available(void)
-{
-	return false;
-}
-
-int sweep_mpi_rank(void)
-{
-	return 0;
-}
-
-void sweep_mpi_end(void)
-{
 }
 #endif
 
@@ -343,12 +306,10 @@ enum status sweep_run(const struct sweep_spec *s, const struct sweep_options *o,
 	st->ranks = 1;
 	int npending = 0, *pending = NULL, bad = 0;
 	enum status rc = STATUS_OK;
-#ifdef PIPEOPT_HAVE_MPI
 	if (o->mpi) {
-		MPI_Comm_rank(MPI_COMM_WORLD, &st->rank);
-		MPI_Comm_size(MPI_COMM_WORLD, &st->ranks);
+		st->rank = mpi_rank();
+		st->ranks = mpi_size();
 	}
-#endif
 	if (st->rank == 0) {
 		if (results_open(o->output, &res, err))
 			bad = 1;

@@ -37,10 +37,4 @@ struct sweep_stats {
 enum status sweep_run(const struct sweep_spec *s, const struct sweep_options *o,
 		      struct sweep_stats *st, struct error *err);
 
-/* MPI helpers for the CLI: this process's rank (initialising MPI with
- * funneled threads if needed), finalising. Without MPI: 0, nothing. */
-bool sweep_mpi_available(void);
-int sweep_mpi_rank(void);
-void sweep_mpi_end(void);
-
 #endif
