@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/options.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 #include "sched/sim.h"
@@ -41,6 +42,16 @@ int cli_fail(bool json, const struct error *err);
 /* A usage error for `cmd`: one line on stderr; returns EXIT_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/* Parse argv with the option set s (common/options.h): the positionals
+ * into pos, which must number from lo to hi (else a usage error saying
+ * `expected`). Returns 0 to go on, -1 after printing the help, or
+ * EXIT_USAGE. */
+int cli_parse(const struct opt_set *s, const char *usage, int argc, char **argv,
+	      char **pos, int lo, int hi, int *npos, const char *expected);
+
+/* The schedule formats by index, NULL past the end (an OPT_CHOICE). */
+const char *cli_format_at(int i);
 
 /* Print obj (consumed) as indented JSON on stdout. */
 void cli_print_json(json_t *obj);

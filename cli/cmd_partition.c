@@ -22,7 +22,7 @@ static const char usage_text[] =
 	"  --method dp|ilp            GraphPipe's DP over the series-parallel tree (default),\n"
 	"                             or the exact MILP over every convex partition (small\n"
 	"                             graphs; certified when the solver proves optimality)\n"
-	"  --solver cbc|glpk          MILP solver for --method ilp (default cbc)\n"
+	"  --solver %-17s MILP solver for --method ilp (default cbc)\n"
 	"  --time-limit S             seconds per micro-batch size for --method ilp (default 60)\n"
 	"  --sequential               a chain of stages (PipeDream/Piper-style baseline)\n"
 	"  --microbatch-sizes L       comma-separated sizes to try (default: the graph's)\n"
@@ -51,6 +51,7 @@ static int parse(int argc, char **argv, struct popts *o)
 		{"help", no_argument, 0, 'h'}, {0}};
 	int c;
 	double v;
+	char names[128];
 	memset(o, 0, sizeof *o);
 	o->solver = "cbc";
 	o->time_limit = 60;
@@ -69,7 +70,8 @@ static int parse(int argc, char **argv, struct popts *o)
 			break;
 		case 'S':
 			if (!solver_find(optarg))
-				return cli_usage("partition", "unknown solver '%s' (cbc or glpk)", optarg);
+				return cli_usage("partition", "unknown solver '%s' (%s)", optarg,
+						 solver_names(names, sizeof names, " or "));
 			o->solver = optarg;
 			break;
 		case 't':
@@ -86,7 +88,7 @@ static int parse(int argc, char **argv, struct popts *o)
 		case 'o': o->output = optarg; break;
 		case 'C': o->costs = optarg; break;
 		case 'j': o->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
+		case 'h': printf(usage_text, solver_names(names, sizeof names, "|")); return -1;
 		default:
 			return cli_usage("partition", "unknown option or missing value in '%s'",
 					 argv[optind - 1]);
@@ -169,15 +171,15 @@ int cmd_partition(int argc, char **argv)
 	}
 	double seconds = clock_seconds() - t0;
 	if (o.output) {
-		json_t *inst = partition_instance_json(g, &p, g->name);
-		char *text = json_dumps(inst, JSON_INDENT(1));
-		json_decref(inst);
-		if (!text || cli_write(o.output, text, &err)) {
-			free(text);
-			rc = cli_fail(o.json, text ? &err : (err_set(&err, "out of memory"), &err));
+		struct instance *in = NULL;
+		enum status st = partition_instance(g, &p, g->name, &in, &err);
+		if (!st)
+			st = instance_write(in, o.output, &err);
+		instance_free(in);
+		if (st) {
+			rc = cli_fail(o.json, &err);
 			goto out;
 		}
-		free(text);
 	}
 	if (o.json) {
 		json_t *j = result_json(g, &p, seconds, o.p.sequential, o.ilp ? "ilp" : "dp");

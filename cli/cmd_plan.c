@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "methods/settings.h"
 #include "ga/ga.h"
 #include "partition/bridge.h"
 #include "partition/partition.h"
@@ -85,22 +86,10 @@ static int parse(int argc, char **argv, struct plan_opts *o)
 	return 0;
 }
 
-/* The instance of the plan, parsed back (so it is exactly what -o writes). */
-static enum status plan_instance(const struct graph *g, const struct partition *p,
-				 char **text, struct instance **in, struct error *err)
-{
-	json_t *j = partition_instance_json(g, p, g->name);
-	*text = json_dumps(j, JSON_INDENT(1));
-	json_decref(j);
-	if (!*text)
-		return err_set(err, "plan: out of memory");
-	return instance_parse(*text, g->name, in, err);
-}
-
 struct plan_row {
 	const char *pipeline;     /* "graph" or "sequential" */
 	struct partition p;
-	char *text;               /* the schedule instance */
+	struct instance *in;      /* the schedule instance (what -o writes) */
 	int64_t onefb, search, bound;   /* microseconds, simulated */
 	char origin[64];
 };
@@ -110,26 +99,26 @@ static enum status plan_one(const struct graph *g, const struct plan_opts *o, bo
 			    struct plan_row *row, struct error *err)
 {
 	struct partition_options po = o->p;
-	struct instance *in = NULL;
 	struct schedule *fixed = NULL;
 	struct sim *sim = NULL;
 	struct sim_result sr;
 	struct ga_result gr = {0};
 	struct ga_options ga;
 	ga_options_init(&ga);
+	ga.exact_solve = search_exact_seed;   /* methods/search.c */
 	ga.time_limit = o->time_limit;
 	ga.seed = o->seed;
 	po.sequential = sequential;
 	row->pipeline = sequential ? "sequential" : "graph";
 	enum status st = partition_dp(g, &po, &row->p, err);
 	if (!st)
-		st = plan_instance(g, &row->p, &row->text, &in, err);
+		st = partition_instance(g, &row->p, g->name, &row->in, err);
 	if (!st)
-		st = family_generate("1f1b-dag", in, &fixed, err);
+		st = family_generate("1f1b-dag", row->in, &fixed, err);
 	if (!st)
-		st = cli_simulate(in, fixed, "the 1f1b-dag schedule", &sim, &sr, err);
+		st = cli_simulate(row->in, fixed, "the 1f1b-dag schedule", &sim, &sr, err);
 	if (!st)
-		st = ga_run(in, &ga, &gr, err);
+		st = ga_run(row->in, &ga, &gr, err);
 	if (!st) {
 		row->onefb = sr.makespan;
 		row->search = gr.makespan;
@@ -139,7 +128,6 @@ static enum status plan_one(const struct graph *g, const struct plan_opts *o, bo
 	ga_result_release(&gr);
 	sim_free(sim);
 	schedule_free(fixed);
-	instance_free(in);
 	return st;
 }
 
@@ -187,7 +175,7 @@ int cmd_plan(int argc, char **argv)
 		if (rows[i].search < rows[best].search)
 			best = i;
 	if (!st && o.output)
-		st = cli_write(o.output, rows[best].text, &err);
+		st = instance_write(rows[best].in, o.output, &err);
 	if (st) {
 		rc = cli_fail(o.json, &err);
 	} else if (o.json) {
@@ -205,7 +193,7 @@ int cmd_plan(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++) {
 		partition_release(&rows[i].p);
-		free(rows[i].text);
+		instance_free(rows[i].in);
 	}
 	graph_free(g);
 	return rc;

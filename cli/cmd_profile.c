@@ -1,4 +1,4 @@
-/* pipeopt profile GRAPH --device cpu|analytic:NAME: per-operator costs. */
+/* pipeopt profile GRAPH --device SOURCE[:DEVICE]: per-operator costs. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,15 +8,12 @@
 #include "profile/profile.h"
 
 static const char usage_text[] =
-	"usage: pipeopt profile GRAPH --device cpu|analytic:NAME [options]\n\n"
-	"Measure (cpu: OpenBLAS fp32 kernels on this machine, median of repeated\n"
-	"runs after warm-up) or model (analytic: FLOPs and bytes against NAME's\n"
-	"datasheet rates: h200, a100, v100) each operator's forward, input-\n"
-	"gradient and weight-gradient time at each micro-batch size, and write a\n"
-	"cost table that 'pipeopt partition --costs' and 'plan --costs' read.\n"
-	"cuda: cuBLAS and small kernels timed with CUDA events (built when nvcc\n"
-	"is present; without a GPU it says so).\n\n"
-	"  --device D               cpu, cuda, or analytic:h200|a100|v100 (required)\n"
+	"usage: pipeopt profile GRAPH --device SOURCE[:DEVICE] [options]\n\n"
+	"Measure or model each operator's forward, input-gradient and weight-\n"
+	"gradient time at each micro-batch size with a cost source (below), and\n"
+	"write a cost table that 'pipeopt partition --costs' and 'plan --costs'\n"
+	"read. cuda is built when nvcc is present; without a GPU it says so.\n\n"
+	"  --device D               a cost source (required; below)\n"
 	"  --sizes L                comma-separated micro-batch sizes (default: the graph's)\n"
 	"  --warmup N               cpu: runs before measuring (default 2)\n"
 	"  --repeats N              cpu: measured runs, the median is kept (default 5)\n"
@@ -24,6 +21,20 @@ static const char usage_text[] =
 	"                           extrapolated linearly and marked (default 1)\n"
 	"  -o, --output COSTS       write the cost table\n"
 	"  --json                   print the cost table\n";
+
+/* The usage, then the cost sources from the registry. */
+static void usage(void)
+{
+	fputs(usage_text, stdout);
+	printf("\nCost sources:\n");
+	for (int i = 0; i < cost_source_count(); i++) {
+		const struct cost_source *s = cost_source_at(i);
+		char name[64];
+		snprintf(name, sizeof name, "%s%s%s", s->name, s->devices ? ":" : "",
+			 s->devices ? s->devices : "");
+		printf("  %-24s %s\n", name, s->summary);
+	}
+}
 
 #define MAX_SIZES 16
 
@@ -34,24 +45,22 @@ struct prof_opts {
 	bool json;
 };
 
+/* --device NAME or NAME:DEVICE, a cost source by its registry name. */
 static int parse_device(const char *s, struct prof_opts *o)
 {
-	if (!strcmp(s, "cpu")) {
-		o->p.source = PROFILE_CPU;
-		return 0;
-	}
-	if (!strncmp(s, "analytic:", 9) && profile_device(s + 9)) {
-		o->p.source = PROFILE_ANALYTIC;
-		o->p.device = s + 9;
-		return 0;
-	}
-	if (!strcmp(s, "cuda")) {
-		if (!profile_cuda_built())
-			return cli_usage("profile", "--device cuda: this pipeopt was built without CUDA (no nvcc at build time)");
-		o->p.source = PROFILE_CUDA;
-		return 0;
-	}
-	return cli_usage("profile", "unknown --device '%s' (cpu, or analytic:h200|a100|v100)", s);
+	char name[32], names[128];
+	const char *colon = strchr(s, ':');
+	snprintf(name, sizeof name, "%.*s", colon ? (int)(colon - s) : (int)strlen(s), s);
+	const struct cost_source *src = cost_source_find(name);
+	if (!src || !src->devices != !colon)
+		return cli_usage("profile", "unknown --device '%s' (%s)", s,
+				 cost_source_names(names, sizeof names));
+	o->p.source = src->name;
+	o->p.device = colon ? colon + 1 : NULL;
+	struct error err;
+	if (src->prepare && src->prepare(&o->p, &err))
+		return cli_usage("profile", "--device %s: %s", s, err.msg);
+	return 0;
 }
 
 static int parse(int argc, char **argv, struct prof_opts *o)
@@ -98,15 +107,18 @@ static int parse(int argc, char **argv, struct prof_opts *o)
 			break;
 		case 'o': o->output = optarg; break;
 		case 'j': o->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
+		case 'h': usage(); return -1;
 		default:
 			return cli_usage("profile", "unknown option or missing value in '%s'", argv[optind - 1]);
 		}
 	}
 	if (argc - optind != 1)
 		return cli_usage("profile", "expected one GRAPH file");
-	if (!device)
-		return cli_usage("profile", "--device is required (cpu, or analytic:h200|a100|v100)");
+	if (!device) {
+		char names[128];
+		return cli_usage("profile", "--device is required (%s)",
+				 cost_source_names(names, sizeof names));
+	}
 	return 0;
 }
 

@@ -1,5 +1,5 @@
 /* pipeopt search INSTANCE: the genetic algorithm (ga/), with its gap. */
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +8,8 @@
 
 #include "cli/cli.h"
 #include "ga/ga.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 #include "sched/render.h"
 
 static const char usage_text[] =
@@ -18,134 +20,38 @@ static const char usage_text[] =
 	"instance (zb-auto among them), the serial order, --seed-schedule files,\n"
 	"and the exact optimum of a reduced instance (fewer micro-batches)\n"
 	"stretched to full length. The result is never worse than the best seed\n"
-	"and is re-simulated; its gap is to the proven lower bound.\n\n"
-	"  --time-limit S           seconds for the whole search (default 20)\n"
-	"  --generations G          stop after G generations\n"
-	"  --stall G                stop after G generations without improvement\n"
-	"  --gap EPS                stop when (best - bound) / best <= EPS (default 0)\n"
-	"  --target N               stop when the objective is <= N (a known optimum)\n"
-	"  --seed N                 random seed (default 1)\n"
-	"  --threads T              decoding threads (default: all cores); the result\n"
-	"                           is the same for any T unless the time limit stops it\n"
-	"  --population P           individuals per generation (default 64)\n"
-	"  --seed-schedule FILE     an extra seed (json or torch csv; repeatable)\n"
-	"  --no-family-seeds        do not seed with the predefined families\n"
-	"  --no-exact-seed          do not seed with a reduced instance's exact optimum\n"
-	"  --exact-seed-time S      seconds for that solve (default: 1/4 of the limit, <= 10)\n"
-	"  -o, --output FILE        write the schedule (format from the extension)\n"
-	"  --json                   print one JSON object\n"
-	"  --progress               progress on stderr even when it is not a terminal\n";
-
-#define MAX_SEED_FILES 64
-#define UNKNOWN_OPTION (-2)
+	"and is re-simulated; its gap is to the proven lower bound. With several\n"
+	"threads the result is the same for any count unless the time limit\n"
+	"stops it.\n";
 
 struct search_opts {
+	struct search_settings s;
+	struct run_opts run;
+	struct opt_list seed_files;
 	struct ga_options ga;
-	const char *output;
-	const char *seed_files[MAX_SEED_FILES];
-	int nseed_files;
-	bool json, progress;
 };
 
-static int parse_option(int c, struct search_opts *o)
-{
-	double v;
-	switch (c) {
-	case 't':
-		if (!cli_number(optarg, 1e-3, 1e7, false, &v))
-			return cli_usage("search", "--time-limit needs seconds > 0");
-		o->ga.time_limit = v;
-		return 0;
-	case 'g':
-		if (!cli_number(optarg, 1, 1e12, true, &v))
-			return cli_usage("search", "--generations needs a whole number >= 1");
-		o->ga.generations = (long)v;
-		return 0;
-	case 'S':
-		if (!cli_number(optarg, 1, 1e12, true, &v))
-			return cli_usage("search", "--stall needs a whole number >= 1");
-		o->ga.stall = (long)v;
-		return 0;
-	case 'G':
-		if (!cli_number(optarg, 0, 1, false, &v))
-			return cli_usage("search", "--gap needs a fraction from 0 to 1");
-		o->ga.gap = v;
-		return 0;
-	case 'x':
-		if (!cli_number(optarg, 1, 9e18, true, &v))
-			return cli_usage("search", "--target needs a whole number >= 1");
-		o->ga.target = (int64_t)v;
-		return 0;
-	case 's':
-		if (!cli_seed(optarg, &o->ga.seed))
-			return cli_usage("search", "--seed needs a whole number from 0 to 2^63 - 1");
-		return 0;
-	case 'T':
-		if (!cli_number(optarg, 1, 256, true, &v))
-			return cli_usage("search", "--threads needs 1 to 256");
-		o->ga.threads = (int)v;
-		return 0;
-	case 'P':
-		if (!cli_number(optarg, 4, 100000, true, &v))
-			return cli_usage("search", "--population needs 4 to 100000");
-		o->ga.population = (int)v;
-		return 0;
-	case 'E':
-		if (!cli_number(optarg, 1e-3, 1e7, false, &v))
-			return cli_usage("search", "--exact-seed-time needs seconds > 0");
-		o->ga.exact_seed_time = v;
-		return 0;
-	case 'F':
-		if (o->nseed_files == MAX_SEED_FILES)
-			return cli_usage("search", "at most %d --seed-schedule files", MAX_SEED_FILES);
-		o->seed_files[o->nseed_files++] = optarg;
-		return 0;
-	case 'f': o->ga.family_seeds = false; return 0;
-	case 'X': o->ga.exact_seed = false; return 0;
-	case 'o': o->output = optarg; return 0;
-	case 'j': o->json = true; return 0;
-	case 'p': o->progress = true; return 0;
-	case 'h': fputs(usage_text, stdout); return -1;
-	default:
-		return UNKNOWN_OPTION;
-	}
-}
+static const struct opt cli_table[] = {
+	{.name = "seed-schedule", .type = OPT_LIST, .arg = "FILE",
+	 .offset = offsetof(struct search_opts, seed_files), .where = OPT_CLI,
+	 .help = "an extra seed (json or torch csv; repeatable)"},
+	{0}};
 
-static int parse(int argc, char **argv, struct search_opts *o)
+static int parse(int argc, char **argv, struct search_opts *o, char **instance)
 {
-	static const struct option opts[] = {
-		{"time-limit", required_argument, 0, 't'},
-		{"generations", required_argument, 0, 'g'},
-		{"stall", required_argument, 0, 'S'},
-		{"gap", required_argument, 0, 'G'},
-		{"target", required_argument, 0, 'x'},
-		{"seed", required_argument, 0, 's'},
-		{"threads", required_argument, 0, 'T'},
-		{"population", required_argument, 0, 'P'},
-		{"exact-seed-time", required_argument, 0, 'E'},
-		{"seed-schedule", required_argument, 0, 'F'},
-		{"no-family-seeds", no_argument, 0, 'f'},
-		{"no-exact-seed", no_argument, 0, 'X'},
-		{"output", required_argument, 0, 'o'},
-		{"json", no_argument, 0, 'j'},
-		{"progress", no_argument, 0, 'p'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	int c, rc;
+	struct opt_set set;
 	memset(o, 0, sizeof *o);
-	ga_options_init(&o->ga);
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-	o->ga.threads = cores < 1 ? 1 : cores > 256 ? 256 : (int)cores;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		rc = parse_option(c, o);
-		if (rc == UNKNOWN_OPTION)
-			return cli_usage("search", "unknown option or missing value in '%s'",
-					 argv[optind - 1]);
-		if (rc)
-			return rc;
-	}
-	if (argc - optind != 1)
-		return cli_usage("search", "expected one INSTANCE file");
+	method_opt_set(&method_search, &o->s, &o->run, &set);
+	opts_add(&set, cli_table, o);
+	opts_add(&set, run_opts_json, &o->run);
+	opts_add(&set, run_opts_output, &o->run);
+	opts_add(&set, run_opts_progress, &o->run);
+	opts_add(&set, run_opts_timeline, &o->run);
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, instance, 1, 1, &npos,
+				 "expected one INSTANCE file");
+	if (rc)
+		return rc;
+	search_ga_options(&o->s, &o->run, &o->ga);
 	return 0;
 }
 
@@ -173,6 +79,18 @@ static json_t *seeds_json(const struct ga_result *r)
 	return a;
 }
 
+/* Every setting the run used (the search's table and the shared options). */
+static json_t *settings_json(const struct search_opts *o)
+{
+	struct opt_set set;
+	struct search_opts copy = *o;
+	method_opt_set(&method_search, &copy.s, &copy.run, &set);
+	json_t *j = opts_to_json(&set);
+	json_object_set_new(j, "seed", json_integer((json_int_t)o->s.seed));
+	json_object_set_new(j, "threads", json_integer(o->ga.threads));
+	return j;
+}
+
 static json_t *result_json(const struct instance *in, const struct search_opts *o,
 			   const struct ga_result *r, const struct sim_result *sr)
 {
@@ -190,6 +108,7 @@ static json_t *result_json(const struct instance *in, const struct search_opts *
 	json_object_set_new(j, "evaluations_per_second", json_real(r->evals_per_second));
 	json_object_set_new(j, "time_to_best", json_real(r->time_to_best));
 	json_object_set_new(j, "stopped_by", json_string(r->stopped_by));
+	json_object_set_new(j, "settings", settings_json(o));
 	json_object_set_new(j, "seed", json_integer((json_int_t)o->ga.seed));
 	json_object_set_new(j, "threads", json_integer(o->ga.threads));
 	json_object_set_new(j, "population", json_integer(o->ga.population));
@@ -202,8 +121,8 @@ static json_t *result_json(const struct instance *in, const struct search_opts *
 	return j;
 }
 
-static void print_human(const struct instance *in, const struct ga_result *r,
-			const struct sim_result *sr)
+static void print_human(const struct instance *in, const struct run_opts *ro,
+			const struct ga_result *r, const struct sim_result *sr)
 {
 	cli_print_instance(in);
 	printf("seeds      ");
@@ -222,18 +141,20 @@ static void print_human(const struct instance *in, const struct ga_result *r,
 	       r->best_seed > 0 ? 100.0 * (double)(r->best_seed - sr->objective) /
 				      (double)r->best_seed : 0);
 	cli_print_result(in, sr, r->lower_bound);
-	char *text = render_ascii(in, r->schedule, sr, 100);
-	if (text)
-		fputs(text, stdout);
-	free(text);
+	if (ro->timeline) {
+		char *text = render_ascii(in, r->schedule, sr, (int)ro->width);
+		if (text)
+			fputs(text, stdout);
+		free(text);
+	}
 }
 
 /* The --seed-schedule files, read (the caller frees each). */
 static enum status read_seed_files(const struct search_opts *o, struct schedule **v,
 				   struct error *err)
 {
-	for (int i = 0; i < o->nseed_files; i++)
-		if (cli_read_schedule(o->seed_files[i], FMT_NONE, &v[i], err))
+	for (int i = 0; i < o->seed_files.n; i++)
+		if (cli_read_schedule(o->seed_files.v[i], FMT_NONE, &v[i], err))
 			return STATUS_ERROR;
 	return STATUS_OK;
 }
@@ -241,36 +162,37 @@ static enum status read_seed_files(const struct search_opts *o, struct schedule 
 int cmd_search(int argc, char **argv)
 {
 	struct search_opts o;
-	int rc = parse(argc, argv, &o);
+	char *path;
+	int rc = parse(argc, argv, &o, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct error err;
 	struct instance *in = NULL;
-	struct schedule *extra[MAX_SEED_FILES] = {0};
+	struct schedule *extra[OPT_LIST_MAX] = {0};
 	struct ga_result r = {0};
 	struct sim *sim = NULL;
 	struct sim_result sr;
-	if (o.progress || (!o.json && isatty(2)))
+	if (run_opts_progress_on(&o.run))
 		o.ga.progress = progress;
-	o.ga.nextra = o.nseed_files;
+	o.ga.nextra = o.seed_files.n;
 	o.ga.extra = (const struct schedule *const *)extra;
-	o.ga.extra_names = o.seed_files;
-	if (instance_read(argv[optind], &in, &err) || read_seed_files(&o, extra, &err) ||
+	o.ga.extra_names = o.seed_files.v;
+	if (instance_read(path, &in, &err) || read_seed_files(&o, extra, &err) ||
 	    ga_run(in, &o.ga, &r, &err) ||
 	    cli_simulate(in, r.schedule, "the best schedule", &sim, &sr, &err) ||
-	    (o.output && cli_write_schedule(o.output, cli_format_guess(o.output), in,
+	    (o.run.output && cli_write_schedule(o.run.output, cli_format_guess(o.run.output), in,
 					    r.schedule, &sr, in->split_backward, &err))) {
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
-	if (o.json)
+	if (o.run.json)
 		cli_print_json(result_json(in, &o, &r, &sr));
 	else
-		print_human(in, &r, &sr);
+		print_human(in, &o.run, &r, &sr);
 out:
 	sim_free(sim);
 	ga_result_release(&r);
-	for (int i = 0; i < o.nseed_files; i++)
+	for (int i = 0; i < o.seed_files.n; i++)
 		schedule_free(extra[i]);
 	instance_free(in);
 	return rc;

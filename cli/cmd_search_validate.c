@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "methods/settings.h"
 #include "ga/ga.h"
 
 static const char usage_text[] =
@@ -235,6 +236,7 @@ static int parse(int argc, char **argv, struct validate_opts *o)
 	int c;
 	memset(o, 0, sizeof *o);
 	ga_options_init(&o->ga);
+	o->ga.exact_solve = search_exact_seed;   /* methods/search.c */
 	o->ga.time_limit = 1;
 	o->ga.exact_seed = false;
 	o->min_share = 0;

@@ -20,8 +20,8 @@ static const char usage_text[] =
 	"schedule; the result is certified when the solver proves optimality\n"
 	"and the decoded schedule, re-simulated, has exactly that objective.\n"
 	"At the time limit the best schedule is returned with its bound and gap.\n\n"
-	"  --solver cbc|glpk        MILP solver (default cbc)\n"
-	"  --formulation F          disjunctive, time-indexed or auto (default)\n"
+	"  --solver %-15s MILP solver (default cbc)\n"
+	"  --formulation F          %s or auto (default)\n"
 	"  --time-limit S           wall-clock seconds for the whole solve (default 60)\n"
 	"  --threads N              solver threads (default 1)\n"
 	"  --cross-check            also solve with the other solver; fail if they disagree\n"
@@ -57,25 +57,23 @@ static int parse(int argc, char **argv, struct solve_opts *o)
 		{"help", no_argument, 0, 'h'}, {0}};
 	int c;
 	char *end;
-	*o = (struct solve_opts){.x = {.solver = "cbc", .formulation = CHOOSE_AUTO,
+	char names[128];
+	*o = (struct solve_opts){.x = {.solver = "cbc", .formulation = "auto",
 				       .time_limit = 60, .threads = 1}};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if (!solver_find(optarg))
-				return cli_usage("solve", "unknown solver '%s' (cbc or glpk)", optarg);
+				return cli_usage("solve", "unknown solver '%s' (%s)", optarg,
+						 solver_names(names, sizeof names, " or "));
 			o->x.solver = optarg;
 			break;
 		case 'f':
-			if (!strcmp(optarg, "disjunctive"))
-				o->x.formulation = CHOOSE_DISJUNCTIVE;
-			else if (!strcmp(optarg, "time-indexed"))
-				o->x.formulation = CHOOSE_TIME_INDEXED;
-			else if (!strcmp(optarg, "auto"))
-				o->x.formulation = CHOOSE_AUTO;
-			else
-				return cli_usage("solve", "unknown formulation '%s'", optarg);
+			if (strcmp(optarg, "auto") && !formulation_find(optarg))
+				return cli_usage("solve", "unknown formulation '%s' (%s or auto)", optarg,
+						 formulation_names(names, sizeof names, ", "));
+			o->x.formulation = optarg;
 			break;
 		case 't':
 			o->x.time_limit = strtod(optarg, &end);
@@ -95,7 +93,12 @@ static int parse(int argc, char **argv, struct solve_opts *o)
 		case 'o': o->output = optarg; break;
 		case 'j': o->json = true; break;
 		case 'v': o->x.verbose = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
+		case 'h': {
+			char fnames[128];
+			printf(usage_text, solver_names(names, sizeof names, "|"),
+			       formulation_names(fnames, sizeof fnames, ", "));
+			return -1;
+		}
 		default:
 			return cli_usage("solve", "unknown option or missing value in '%s'",
 					 argv[optind - 1]);

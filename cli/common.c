@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "common/clock.h"
+#include "common/options.h"
 #include "sched/family.h"
 #include "common/fileio.h"
 #include "sched/lang.h"
@@ -31,12 +32,10 @@ int cli_fail(bool json, const struct error *err)
 int cli_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "error: pipeopt %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	int rc = opts_vusage(cmd, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (see 'pipeopt %s --help')\n", cmd);
-	return EXIT_USAGE;
+	return rc;
 }
 
 void cli_print_json(json_t *obj)
@@ -62,6 +61,23 @@ enum sched_format cli_format_parse(const char *s)
 		if (!strcmp(s, format_names[f]))
 			return (enum sched_format)f;
 	return FMT_NONE;
+}
+
+const char *cli_format_at(int i)
+{
+	return i >= 0 && FMT_JSON + i <= FMT_ASCII ? format_names[FMT_JSON + i] : NULL;
+}
+
+int cli_parse(const struct opt_set *s, const char *usage, int argc, char **argv,
+	      char **pos, int lo, int hi, int *npos, const char *expected)
+{
+	opts_defaults(s);
+	int rc = opts_parse(s, usage, argc, argv, pos, hi, npos);
+	if (rc)
+		return rc;
+	if (*npos < lo)
+		return cli_usage(s->cmd, "%s", expected);
+	return 0;
 }
 
 const char *cli_format_name(enum sched_format f)

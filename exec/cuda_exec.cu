@@ -44,6 +44,7 @@
 extern "C" {
 #include "exec/exec_cuda.h"
 #include "common/clock.h"
+#include "sched/ready.h"
 }
 
 extern "C" int pipeopt_exec_cuda(struct exec_cuda_run *r);
@@ -419,27 +420,6 @@ const char *why(const worker *w)
 
 /* ---- workers (exec.c's) ------------------------------------------------------------ */
 
-/* Whether op (k, l, j)'s inputs are there (under the lock). */
-bool ready(const gpu_run *g, int k, int l, int j)
-{
-	const instance *in = g->in;
-	size_t id = (size_t)l * g->M + j;
-	if (k == OP_W)
-		return g->bdone[id];
-	if (k == OP_B) {
-		if (!g->fdone[id])
-			return false;
-		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++)
-			if (!g->bdone[(size_t)in->succ[i].stage * g->M + j])
-				return false;
-		return true;
-	}
-	for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++)
-		if (!g->fdone[(size_t)in->pred[i].stage * g->M + j])
-			return false;
-	return true;
-}
-
 /* Fail the run (first message wins; under the lock). */
 void fail_locked(gpu_run *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void fail_locked(gpu_run *g, const char *fmt, ...)
@@ -469,7 +449,7 @@ bool wait_inputs(gpu_run *g, int d, const op *o)
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&g->mu);
-	while (!g->failed && !ready(g, o->kind, o->stage, o->mb)) {
+	while (!g->failed && !op_inputs_done(g->in, g->fdone, g->bdone, o->kind, o->stage, o->mb)) {
 		if (pthread_cond_timedwait(&g->cv, &g->mu, &until) == ETIMEDOUT) {
 			char a[64];
 			fail_locked(g, "watchdog: device %d waited more than %.0f s to run %s", d,

@@ -13,6 +13,7 @@
 #include "exec/exec_cuda.h"
 #include "common/clock.h"
 #include "common/plugin.h"
+#include "sched/ready.h"
 #include "sched/sim.h"
 
 
@@ -82,27 +83,6 @@ static void op_backward(struct run *r, int l, int j)
 
 /* ---- workers ------------------------------------------------------------------ */
 
-/* Whether op (k, l, j)'s inputs are there (under the lock). */
-static bool ready(const struct run *r, int k, int l, int j)
-{
-	const struct instance *in = r->in;
-	size_t id = (size_t)l * r->M + j;
-	if (k == OP_W)
-		return r->bdone[id];
-	if (k == OP_B) {
-		if (!r->fdone[id])
-			return false;
-		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++)
-			if (!r->bdone[(size_t)in->succ[i].stage * r->M + j])
-				return false;
-		return true;
-	}
-	for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++)
-		if (!r->fdone[(size_t)in->pred[i].stage * r->M + j])
-			return false;
-	return true;
-}
-
 /* Wait for op's inputs; false on failure elsewhere or the watchdog. */
 static bool wait_inputs(struct run *r, int d, const struct op *o)
 {
@@ -110,7 +90,7 @@ static bool wait_inputs(struct run *r, int d, const struct op *o)
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += (time_t)r->watchdog;
 	pthread_mutex_lock(&r->mu);
-	while (!r->failed && !ready(r, o->kind, o->stage, o->mb)) {
+	while (!r->failed && !op_inputs_done(r->in, r->fdone, r->bdone, o->kind, o->stage, o->mb)) {
 		if (pthread_cond_timedwait(&r->cv, &r->mu, &until) == ETIMEDOUT) {
 			char a[64];
 			r->failed = true;

@@ -1,48 +1,16 @@
-/* The executor's model: layers, their kernels, and how graph operators map
- * to them (the mathematics is in model.h). */
+/* The executor's model: layers built from graph operators (the kinds'
+ * layer lists are ops/op_kind.h's table), run with ops/cpu_kernels.h (the
+ * mathematics is in model.h). */
 #include "exec/model.h"
 
-#include <cblas.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/cpu_kernels.h"
+
 /* ---- building ------------------------------------------------------------------- */
-
-const char *layer_kind_name(enum layer_kind k)
-{
-	static const char *const names[] = {"linear", "gelu", "layernorm", "attention"};
-	return k >= 0 && k < LAYER_KINDS ? names[k] : "?";
-}
-
-/* The layers a graph operator kind becomes; -1 for an unknown kind. */
-static int layers_of(const char *kind, enum layer_kind out[6])
-{
-	static const struct {
-		const char *kind;
-		int n;
-		enum layer_kind l[6];
-	} map[] = {
-		{"linear", 1, {LAYER_LINEAR}},
-		{"gelu", 1, {LAYER_GELU}},
-		{"layernorm", 1, {LAYER_LAYERNORM}},
-		{"attention", 1, {LAYER_ATTENTION}},
-		{"transformer_layer", 6, {LAYER_LAYERNORM, LAYER_ATTENTION, LAYER_LAYERNORM,
-					  LAYER_LINEAR, LAYER_GELU, LAYER_LINEAR}},
-		{"embedding", 1, {LAYER_LINEAR}},
-		{"embedding_bag", 1, {LAYER_LINEAR}},
-		{"interaction", 1, {LAYER_LINEAR}},
-		{"input", 0, {0}},
-		{"concat", 0, {0}},
-	};
-	for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-		if (!strcmp(kind, map[i].kind)) {
-			memcpy(out, map[i].l, map[i].n * sizeof *out);
-			return map[i].n;
-		}
-	return -1;
-}
 
 static size_t weights_of(enum layer_kind k, size_t H)
 {
@@ -87,23 +55,22 @@ static int net_layout(struct exec_model *m, struct stage_net *st)
 
 static enum status from_graph(struct exec_model *m, const struct instance *in, struct error *err)
 {
-	json_t *stages = json_object_get(in->model, "stages");
-	json_t *g = json_object_get(in->model, "graph");
-	if (g && !(m->graph = strdup(json_string_value(g))))
+	const struct stage_model *sm = in->model;
+	if (sm->graph && !(m->graph = strdup(sm->graph)))
 		return err_set(err, "exec: out of memory");
 	for (int l = 0; l < m->L; l++) {
-		json_t *ops = json_array_get(stages, l);
-		for (size_t i = 0; i < json_array_size(ops); i++) {
-			json_t *op = json_array_get(ops, i);
-			const char *kind = json_string_value(json_object_get(op, "kind"));
-			enum layer_kind lk[6];
-			int n = layers_of(kind, lk);
-			if (n < 0)
-				return err_set(err, "instance '%s': model.stages[%d][%zu]: operator '%s' has kind '%s', which the executor cannot build (linear, gelu, layernorm, attention, transformer_layer, embedding, embedding_bag, interaction, input, concat)",
-					       in->name, l, i,
-					       json_string_value(json_object_get(op, "name")), kind);
-			for (int k = 0; k < n; k++)
-				if (net_append(&m->st[l], lk[k]))
+		const struct model_stage *ops = &sm->stages[l];
+		for (int i = 0; i < ops->nops; i++) {
+			const char *kind = ops->ops[i].kind;
+			const struct op_kind_entry *k = op_kind_find(kind);
+			if (!k) {
+				char names[256];
+				return err_set(err, "instance '%s': model.stages[%d][%d]: operator '%s' has kind '%s', which the executor cannot build (%s)",
+					       in->name, l, i, ops->ops[i].name, kind,
+					       op_kind_names(names, sizeof names, false));
+			}
+			for (int x = 0; x < k->nlayers; x++)
+				if (net_append(&m->st[l], k->layers[x]))
 					return err_set(err, "exec: out of memory");
 		}
 	}
@@ -179,25 +146,6 @@ void net_init_weights(const struct exec_model *m, int l, float *w)
 	}
 }
 
-/* C = alpha op(A) op(B) + beta C, row major; C is m x n, the inner size k. */
-static void gemm(bool ta, bool tb, int m, int n, int k, float alpha, const float *A,
-		 const float *B, float beta, float *C)
-{
-	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-		    m, n, k, alpha, A, ta ? m : k, B, tb ? k : n, beta, C, n);
-}
-
-static float gelu(float x)
-{
-	return 0.5f * x * (1.0f + tanhf(0.7978845608f * (x + 0.044715f * x * x * x)));
-}
-
-static float gelu_grad(float x)
-{
-	float t = tanhf(0.7978845608f * (x + 0.044715f * x * x * x));
-	return 0.5f * (1 + t) + 0.5f * x * (1 - t * t) * 0.7978845608f * (1 + 3 * 0.044715f * x * x);
-}
-
 /* The attention layer's kept state in the arena. */
 struct attn {
 	float *Q, *K, *V, *O, *dQ, *dK, *dV, *dO, *P, *dP;
@@ -218,21 +166,13 @@ static void attention_forward(const struct exec_model *m, const float *w, const 
 	size_t HH = (size_t)H * H;
 	float c = 1.0f / sqrtf((float)H);
 	struct attn a = attn_state(m, kept);
-	gemm(false, false, R, H, H, 1, x, w, 0, a.Q);
-	gemm(false, false, R, H, H, 1, x, w + HH, 0, a.K);
-	gemm(false, false, R, H, H, 1, x, w + 2 * HH, 0, a.V);
-	gemm(false, true, R, R, H, c, a.Q, a.K, 0, a.P);
-	for (int i = 0; i < R; i++) {   /* softmax of each row */
-		float *p = a.P + (size_t)i * R, mx = -INFINITY, sum = 0;
-		for (int j = 0; j < R; j++)
-			mx = p[j] > mx ? p[j] : mx;
-		for (int j = 0; j < R; j++)
-			sum += p[j] = expf(p[j] - mx);
-		for (int j = 0; j < R; j++)
-			p[j] /= sum;
-	}
-	gemm(false, false, R, H, R, 1, a.P, a.V, 0, a.O);
-	gemm(false, false, R, H, H, 1, a.O, w + 3 * HH, 0, y);
+	cpu_gemm_packed(false, false, R, H, H, 1, x, w, 0, a.Q);
+	cpu_gemm_packed(false, false, R, H, H, 1, x, w + HH, 0, a.K);
+	cpu_gemm_packed(false, false, R, H, H, 1, x, w + 2 * HH, 0, a.V);
+	cpu_gemm_packed(false, true, R, R, H, c, a.Q, a.K, 0, a.P);
+	cpu_softmax_rows(a.P, R, R, 1.0f);
+	cpu_gemm_packed(false, false, R, H, R, 1, a.P, a.V, 0, a.O);
+	cpu_gemm_packed(false, false, R, H, H, 1, a.O, w + 3 * HH, 0, y);
 }
 
 static void attention_backward(const struct exec_model *m, const float *w, const float *dy,
@@ -242,61 +182,30 @@ static void attention_backward(const struct exec_model *m, const float *w, const
 	size_t HH = (size_t)H * H;
 	float c = 1.0f / sqrtf((float)H);
 	struct attn a = attn_state(m, kept);
-	gemm(false, true, R, H, H, 1, dy, w + 3 * HH, 0, a.dO);
-	gemm(false, true, R, R, H, 1, a.dO, a.V, 0, a.dP);
-	gemm(true, false, R, H, R, 1, a.P, a.dO, 0, a.dV);
-	for (int i = 0; i < R; i++) {   /* dS = P (dP - rowsum(P dP)), in place */
-		float *p = a.P + (size_t)i * R, *d = a.dP + (size_t)i * R, dot = 0;
-		for (int j = 0; j < R; j++)
-			dot += p[j] * d[j];
-		for (int j = 0; j < R; j++)
-			d[j] = p[j] * (d[j] - dot);
-	}
-	gemm(false, false, R, H, R, c, a.dP, a.K, 0, a.dQ);
-	gemm(true, false, R, H, R, c, a.dP, a.Q, 0, a.dK);
-	gemm(false, true, R, H, H, 1, a.dQ, w, 0, dx);
-	gemm(false, true, R, H, H, 1, a.dK, w + HH, 1, dx);
-	gemm(false, true, R, H, H, 1, a.dV, w + 2 * HH, 1, dx);
+	cpu_gemm_packed(false, true, R, H, H, 1, dy, w + 3 * HH, 0, a.dO);
+	cpu_gemm_packed(false, true, R, R, H, 1, a.dO, a.V, 0, a.dP);
+	cpu_gemm_packed(true, false, R, H, R, 1, a.P, a.dO, 0, a.dV);
+	cpu_softmax_rows_backward(a.P, a.dP, R, R);   /* dS = P (dP - rowsum(P dP)), in dP */
+	cpu_gemm_packed(false, false, R, H, R, c, a.dP, a.K, 0, a.dQ);
+	cpu_gemm_packed(true, false, R, H, R, c, a.dP, a.Q, 0, a.dK);
+	cpu_gemm_packed(false, true, R, H, H, 1, a.dQ, w, 0, dx);
+	cpu_gemm_packed(false, true, R, H, H, 1, a.dK, w + HH, 1, dx);
+	cpu_gemm_packed(false, true, R, H, H, 1, a.dV, w + 2 * HH, 1, dx);
 }
 
+/* Layer norm (w = [g | b], H each); kept: xh (R x H), then r (R). */
 static void layernorm_forward(const struct exec_model *m, const float *w, const float *x,
 			      float *y, float *kept)
 {
-	int R = m->R, H = m->H;
-	float *xh = kept, *r = kept + (size_t)R * H;
-	for (int i = 0; i < R; i++) {
-		const float *v = x + (size_t)i * H;
-		float *h = xh + (size_t)i * H, *o = y + (size_t)i * H, mean = 0, var = 0;
-		for (int k = 0; k < H; k++)
-			mean += v[k];
-		mean /= H;
-		for (int k = 0; k < H; k++)
-			var += (v[k] - mean) * (v[k] - mean);
-		r[i] = 1.0f / sqrtf(var / H + 1e-5f);
-		for (int k = 0; k < H; k++) {
-			h[k] = (v[k] - mean) * r[i];
-			o[k] = w[k] * h[k] + w[H + k];
-		}
-	}
+	size_t RH = (size_t)m->R * m->H;
+	cpu_layernorm_forward(x, y, m->R, m->H, w, w + m->H, kept, kept + RH);
 }
 
 static void layernorm_backward(const struct exec_model *m, const float *w, const float *dy,
 			       float *dx, const float *kept)
 {
-	int R = m->R, H = m->H;
-	const float *xh = kept, *r = kept + (size_t)R * H;
-	for (int i = 0; i < R; i++) {
-		const float *d = dy + (size_t)i * H, *h = xh + (size_t)i * H;
-		float *o = dx + (size_t)i * H, mt = 0, mth = 0;
-		for (int k = 0; k < H; k++) {
-			mt += d[k] * w[k];
-			mth += d[k] * w[k] * h[k];
-		}
-		mt /= H;
-		mth /= H;
-		for (int k = 0; k < H; k++)
-			o[k] = r[i] * (d[k] * w[k] - mt - h[k] * mth);
-	}
+	size_t RH = (size_t)m->R * m->H;
+	cpu_layernorm_backward(dy, dx, m->R, m->H, w, kept, kept + RH);
 }
 
 void net_forward(const struct exec_model *m, int l, const float *w, float *arena)
@@ -308,11 +217,10 @@ void net_forward(const struct exec_model *m, int l, const float *w, float *arena
 		float *y = net_act(m, arena, i + 1), *kept = arena + st->soff[i];
 		switch (st->kind[i]) {
 		case LAYER_LINEAR:
-			gemm(false, false, m->R, m->H, m->H, 1, x, wi, 0, y);
+			cpu_gemm_packed(false, false, m->R, m->H, m->H, 1, x, wi, 0, y);
 			break;
 		case LAYER_GELU:
-			for (size_t k = 0; k < RH; k++)
-				y[k] = gelu(x[k]);
+			cpu_gelu(x, y, RH);
 			break;
 		case LAYER_LAYERNORM:
 			layernorm_forward(m, wi, x, y, kept);
@@ -333,11 +241,10 @@ void net_backward(const struct exec_model *m, int l, const float *w, float *aren
 		float *dx = net_grad(m, l, arena, i), *kept = arena + st->soff[i];
 		switch (st->kind[i]) {
 		case LAYER_LINEAR:
-			gemm(false, true, m->R, m->H, m->H, 1, dy, wi, 0, dx);
+			cpu_gemm_packed(false, true, m->R, m->H, m->H, 1, dy, wi, 0, dx);
 			break;
 		case LAYER_GELU:
-			for (size_t k = 0; k < RH; k++)
-				dx[k] = dy[k] * gelu_grad(x[k]);
+			cpu_gelu_grad(x, dy, dx, RH);
 			break;
 		case LAYER_LAYERNORM:
 			layernorm_backward(m, wi, dy, dx, kept);
@@ -357,19 +264,15 @@ void net_weight(const struct exec_model *m, int l, float *arena, float *dw)
 		const float *x = net_act(m, arena, i), *dy = net_grad(m, l, arena, i + 1);
 		float *d = dw + st->woff[i], *kept = arena + st->soff[i];
 		if (st->kind[i] == LAYER_LINEAR) {
-			gemm(true, false, H, H, R, 1, x, dy, 1, d);
+			cpu_gemm_packed(true, false, H, H, R, 1, x, dy, 1, d);
 		} else if (st->kind[i] == LAYER_LAYERNORM) {
-			for (int r = 0; r < R; r++)
-				for (int k = 0; k < H; k++) {
-					d[k] += dy[(size_t)r * H + k] * kept[(size_t)r * H + k];
-					d[H + k] += dy[(size_t)r * H + k];
-				}
+			cpu_layernorm_weight(dy, kept, R, H, d, d + H);
 		} else if (st->kind[i] == LAYER_ATTENTION) {
 			struct attn a = attn_state(m, kept);
-			gemm(true, false, H, H, R, 1, x, a.dQ, 1, d);
-			gemm(true, false, H, H, R, 1, x, a.dK, 1, d + HH);
-			gemm(true, false, H, H, R, 1, x, a.dV, 1, d + 2 * HH);
-			gemm(true, false, H, H, R, 1, a.O, dy, 1, d + 3 * HH);
+			cpu_gemm_packed(true, false, H, H, R, 1, x, a.dQ, 1, d);
+			cpu_gemm_packed(true, false, H, H, R, 1, x, a.dK, 1, d + HH);
+			cpu_gemm_packed(true, false, H, H, R, 1, x, a.dV, 1, d + 2 * HH);
+			cpu_gemm_packed(true, false, H, H, R, 1, a.O, dy, 1, d + 3 * HH);
 		}
 	}
 }

@@ -18,11 +18,13 @@
  *                 dS = P * (dP - rowsum(P * dP)), dQ = c dS K, dK = c dS^T Q,
  *                 dx = dQ Wq^T + dK Wk^T + dV Wv^T
  *              W: dWq += x^T dQ, dWk += x^T dK, dWv += x^T dV, dWo += O^T dy
- * Graph kinds map to layers: linear, gelu, layernorm, attention as named;
- * transformer_layer = layernorm, attention, layernorm, linear, gelu, linear
- * (widths kept at H); embedding, embedding_bag and interaction run as a
- * linear layer (a dense stand-in of the same role); input and concat add
- * nothing (a stage's input is the sum of its predecessors' outputs).
+ * Graph kinds map to layers by ops/op_kind.h's table: linear, gelu,
+ * layernorm, attention as named; transformer_layer = layernorm, attention,
+ * layernorm, linear, gelu, linear (widths kept at H); embedding,
+ * embedding_bag and interaction run as a linear layer (a dense stand-in of
+ * the same role); input and concat add nothing (a stage's input is the sum
+ * of its predecessors' outputs). Shapes are not read: every layer is H
+ * wide. The kernels are ops/cpu_kernels.h's.
  *
  * A stage's F runs its layers forward, keeping what the backward needs in
  * the (stage, micro-batch) arena; B runs them backward, keeping what the
@@ -36,10 +38,8 @@
 #include <stddef.h>
 
 #include "common/error.h"
+#include "ops/op_kind.h"   /* enum layer_kind, layer_kind_name */
 #include "sched/instance.h"
-
-/* (exec_result.layers counts them in this order) */
-enum layer_kind { LAYER_LINEAR, LAYER_GELU, LAYER_LAYERNORM, LAYER_ATTENTION, LAYER_KINDS };
 
 struct stage_net {
 	int n;                   /* layers */
@@ -61,7 +61,6 @@ struct exec_model {
 enum status exec_model_build(const struct instance *in, int H, int R,
 			     struct exec_model **out, struct error *err);
 void exec_model_free(struct exec_model *m);
-const char *layer_kind_name(enum layer_kind k);
 
 /* Arena layout: act[0..n] (act[0] the stage input, act[n] its output),
  * grad[0..n] (grad[n] the output gradient, grad[0] the input gradient),

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formulate/disjunctive.h"
+#include "formulate/objective.h"
 #include "formulate/schedule_milp.h"
 
 static void op_label(const struct instance *in, int o, char *buf, size_t len)
@@ -22,9 +24,10 @@ static void op_label(const struct instance *in, int o, char *buf, size_t len)
  */
 static enum status end_columns(struct sched_milp *sm, struct error *err)
 {
+	struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
-	sm->end_col = malloc(g->n * sizeof(int));
-	if (!sm->end_col)
+	dj->end_col = malloc(g->n * sizeof(int));
+	if (!dj->end_col)
 		return err_set(err, "formulation: out of memory");
 	for (int o = 0; o < g->n; o++) {
 		char name[64];
@@ -33,7 +36,7 @@ static enum status end_columns(struct sched_milp *sm, struct error *err)
 			return err_set(err, "formulation: horizon %lld is below the longest path through an op (%lld)",
 				       (long long)sm->horizon, (long long)(lb + g->tail[o]));
 		op_label(sm->in, o, name, sizeof name);
-		sm->end_col[o] = milp_add_col(sm->milp, (double)lb, (double)ub, 0, false,
+		dj->end_col[o] = milp_add_col(sm->milp, (double)lb, (double)ub, 0, false,
 					      "E_%s", name);
 	}
 	return STATUS_OK;
@@ -46,11 +49,12 @@ static enum status end_columns(struct sched_milp *sm, struct error *err)
  */
 static void precedence_rows(struct sched_milp *sm)
 {
+	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	for (int k = 0; k < g->n; k++)
 		for (int e = g->pred_start[k]; e < g->pred_start[k + 1]; e++) {
 			int i = g->pred[e].op;
-			int cols[2] = {sm->end_col[k], sm->end_col[i]};
+			int cols[2] = {dj->end_col[k], dj->end_col[i]};
 			double vals[2] = {1, -1};
 			milp_add_row(sm->milp, 2, cols, vals,
 				     (double)(g->dur[k] + g->pred[e].lag), MILP_INF,
@@ -61,26 +65,27 @@ static void precedence_rows(struct sched_milp *sm)
 /* Open pairs: same device, neither must precede the other. */
 static enum status open_pairs(struct sched_milp *sm, struct error *err)
 {
+	struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	int cap = 1024;
-	sm->pair = malloc(cap * sizeof *sm->pair);
-	if (!sm->pair)
+	dj->pair = malloc(cap * sizeof *dj->pair);
+	if (!dj->pair)
 		return err_set(err, "formulation: out of memory");
 	for (int a = 0; a < g->n; a++)
 		for (int b = a + 1; b < g->n; b++) {
 			if (g->device[a] != g->device[b] || opgraph_precedes(g, a, b) ||
 			    opgraph_precedes(g, b, a))
 				continue;
-			if (sm->npairs == cap) {
+			if (dj->npairs == cap) {
 				cap *= 2;
-				int (*p)[2] = realloc(sm->pair, cap * sizeof *p);
+				int (*p)[2] = realloc(dj->pair, cap * sizeof *p);
 				if (!p)
 					return err_set(err, "formulation: out of memory");
-				sm->pair = p;
+				dj->pair = p;
 			}
-			sm->pair[sm->npairs][0] = a;
-			sm->pair[sm->npairs][1] = b;
-			sm->npairs++;
+			dj->pair[dj->npairs][0] = a;
+			dj->pair[dj->npairs][1] = b;
+			dj->npairs++;
 		}
 	return STATUS_OK;
 }
@@ -96,22 +101,23 @@ static enum status open_pairs(struct sched_milp *sm, struct error *err)
  */
 static void order_rows(struct sched_milp *sm)
 {
+	struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
-	sm->pair_col = malloc((sm->npairs + 1) * sizeof(int));
-	if (!sm->pair_col) {
+	dj->pair_col = malloc((dj->npairs + 1) * sizeof(int));
+	if (!dj->pair_col) {
 		m->failed = true;
 		return;
 	}
-	for (int p = 0; p < sm->npairs; p++) {
-		int a = sm->pair[p][0], b = sm->pair[p][1];
-		int ca = sm->end_col[a], cb = sm->end_col[b];
+	for (int p = 0; p < dj->npairs; p++) {
+		int a = dj->pair[p][0], b = dj->pair[p][1];
+		int ca = dj->end_col[a], cb = dj->end_col[b];
 		double Ta = (double)g->dur[a], Tb = (double)g->dur[b];
 		double M1 = Tb + m->cols[ca].ub - m->cols[cb].lb;
 		double M2 = Ta + m->cols[cb].ub - m->cols[ca].lb;
 		M1 = M1 > 0 ? M1 : 0;
 		M2 = M2 > 0 ? M2 : 0;
-		int y = sm->pair_col[p] = milp_add_col(m, 0, 1, 0, true, "y_%d_%d", a, b);
+		int y = dj->pair_col[p] = milp_add_col(m, 0, 1, 0, true, "y_%d_%d", a, b);
 		int c1[3] = {cb, ca, y}, c2[3] = {ca, cb, y};
 		double v1[3] = {1, -1, -M1}, v2[3] = {1, -1, M2};
 		milp_add_row(m, 3, c1, v1, Tb - M1, MILP_INF, "ord_%d_%d", a, b);
@@ -126,23 +132,24 @@ struct pair_index {
 
 static bool index_pairs(const struct sched_milp *sm, struct pair_index *ix)
 {
+	const struct disjunctive *dj = sm->data;
 	int n = sm->g->n;
 	ix->start = calloc(n + 1, sizeof(int));
-	ix->list = malloc((2 * sm->npairs + 1) * sizeof(int));
+	ix->list = malloc((2 * dj->npairs + 1) * sizeof(int));
 	int *fill = calloc(n, sizeof(int));
 	if (!ix->start || !ix->list || !fill) {
 		free(fill);
 		return false;
 	}
-	for (int p = 0; p < sm->npairs; p++) {
-		ix->start[sm->pair[p][0] + 1]++;
-		ix->start[sm->pair[p][1] + 1]++;
+	for (int p = 0; p < dj->npairs; p++) {
+		ix->start[dj->pair[p][0] + 1]++;
+		ix->start[dj->pair[p][1] + 1]++;
 	}
 	for (int o = 0; o < n; o++)
 		ix->start[o + 1] += ix->start[o];
-	for (int p = 0; p < sm->npairs; p++)
+	for (int p = 0; p < dj->npairs; p++)
 		for (int s = 0; s < 2; s++) {
-			int o = sm->pair[p][s];
+			int o = dj->pair[p][s];
 			ix->list[ix->start[o] + fill[o]++] = p;
 		}
 	free(fill);
@@ -158,13 +165,14 @@ static bool index_pairs(const struct sched_milp *sm, struct pair_index *ix)
  */
 static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 {
+	const struct disjunctive *dj = sm->data;
 	const struct instance *in = sm->in;
 	const struct opgraph *g = sm->g;
 	if (!in->has_limit || !in->has_memory)
 		return;
 	int M = in->microbatches, L = in->stages;
-	int *cols = malloc((sm->npairs + 1) * sizeof(int));
-	double *vals = malloc((sm->npairs + 1) * sizeof(double));
+	int *cols = malloc((dj->npairs + 1) * sizeof(int));
+	double *vals = malloc((dj->npairs + 1) * sizeof(double));
 	if (!cols || !vals) {
 		sm->milp->failed = true;
 		free(cols);
@@ -182,10 +190,10 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 				fixed += (double)inst_delta(in, i / (L * M), i / M % L);
 		for (int e = ix->start[k]; e < ix->start[k + 1]; e++) {
 			int p = ix->list[e];
-			int other = sm->pair[p][0] == k ? sm->pair[p][1] : sm->pair[p][0];
+			int other = dj->pair[p][0] == k ? dj->pair[p][1] : dj->pair[p][0];
 			double di = (double)inst_delta(in, other / (L * M), other / M % L);
-			cols[n] = sm->pair_col[p];
-			if (sm->pair[p][1] == k) {
+			cols[n] = dj->pair_col[p];
+			if (dj->pair[p][1] == k) {
 				vals[n++] = di;          /* other = a: y */
 			} else {
 				fixed += di;             /* other = b: 1 - y */
@@ -211,6 +219,7 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
  */
 static void objective_rows(struct sched_milp *sm)
 {
+	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
 	for (int o = 0; o < g->n; o++) {
@@ -218,29 +227,23 @@ static void objective_rows(struct sched_milp *sm)
 		if (sm->in->objective == OBJ_MAKESPAN) {
 			if (g->succ_start[o] != g->succ_start[o + 1])
 				continue;
-			int c[2] = {sm->obj_col, sm->end_col[o]};
+			int c[2] = {sm->obj_col, dj->end_col[o]};
 			double v[2] = {1, -1};
 			milp_add_row(m, 2, c, v, 0, MILP_INF, "cmax_%d", o);
 			continue;
 		}
 		if (g->dev_first[o]) {
-			int c[2] = {sm->end_col[o], sm->first_col[d]};
+			int c[2] = {dj->end_col[o], sm->first_col[d]};
 			double v[2] = {1, -1};
 			milp_add_row(m, 2, c, v, (double)g->dur[o], MILP_INF, "first_%d", o);
 		}
 		if (g->dev_last[o]) {
-			int c[2] = {sm->last_col[d], sm->end_col[o]};
+			int c[2] = {sm->last_col[d], dj->end_col[o]};
 			double v[2] = {1, -1};
 			milp_add_row(m, 2, c, v, 0, MILP_INF, "last_%d", o);
 		}
 	}
-	for (int d = 0; d < sm->in->devices && sm->in->objective == OBJ_SPAN; d++) {
-		if (sm->first_col[d] < 0)
-			continue;
-		int c[3] = {sm->obj_col, sm->last_col[d], sm->first_col[d]};
-		double v[3] = {1, -1, 1};
-		milp_add_row(m, 3, c, v, 0, MILP_INF, "span_%d", d);
-	}
+	objective_span_rows(sm);
 }
 
 /*
@@ -252,10 +255,11 @@ static void objective_rows(struct sched_milp *sm)
  */
 static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 {
+	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
-	int *cols = malloc((sm->npairs + 3) * sizeof(int));
-	double *vals = malloc((sm->npairs + 3) * sizeof(double));
+	int *cols = malloc((dj->npairs + 3) * sizeof(int));
+	double *vals = malloc((dj->npairs + 3) * sizeof(double));
 	if (!cols || !vals) {
 		m->failed = true;
 		free(cols);
@@ -270,7 +274,7 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 				rhs += (double)g->dur[k];
 		cols[n] = sm->obj_col;
 		vals[n++] = 1;
-		cols[n] = sm->end_col[i];
+		cols[n] = dj->end_col[i];
 		vals[n++] = -1;
 		if (sm->in->objective == OBJ_SPAN) {
 			cols[n] = sm->first_col[d];
@@ -278,10 +282,10 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 		}
 		for (int e = ix->start[i]; e < ix->start[i + 1]; e++) {
 			int p = ix->list[e];
-			int other = sm->pair[p][0] == i ? sm->pair[p][1] : sm->pair[p][0];
+			int other = dj->pair[p][0] == i ? dj->pair[p][1] : dj->pair[p][0];
 			double T = (double)g->dur[other];
-			cols[n] = sm->pair_col[p];
-			if (sm->pair[p][0] == i) {
+			cols[n] = dj->pair_col[p];
+			if (dj->pair[p][0] == i) {
 				vals[n++] = -T;          /* i = a runs first when y = 1 */
 			} else {
 				vals[n++] = T;           /* i = b runs first when y = 0 */
@@ -295,12 +299,14 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 	free(vals);
 }
 
-enum status disjunctive_build(struct sched_milp *sm, struct error *err)
+static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 {
 	struct pair_index ix = {0};
+	if (!(sm->data = calloc(1, sizeof(struct disjunctive))))
+		return err_set(err, "formulation: out of memory");
 	if (end_columns(sm, err) || open_pairs(sm, err))
 		return STATUS_ERROR;
-	sched_milp_objective_columns(sm);
+	objective_columns(sm);
 	precedence_rows(sm);
 	order_rows(sm);
 	if (!index_pairs(sm, &ix)) {
@@ -315,3 +321,79 @@ enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	free(ix.list);
 	return STATUS_OK;
 }
+
+/* Position of each op in its device's order; -1 if absent. */
+static int *positions(const struct sched_milp *sm, const struct schedule *s)
+{
+	int *pos = malloc(sm->g->n * sizeof(int));
+	if (!pos)
+		return NULL;
+	for (int i = 0; i < sm->g->n; i++)
+		pos[i] = -1;
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			pos[inst_op_id(sm->in, o->kind, o->stage, o->mb)] = i;
+		}
+	return pos;
+}
+
+/* A schedule's point: its end times, and y_ab = 1 when a comes first on
+ * the device. */
+static bool disjunctive_point(const struct sched_milp *sm, const struct schedule *s,
+			      const struct sim_result *r, double *x)
+{
+	const struct disjunctive *dj = sm->data;
+	int *pos = positions(sm, s);
+	if (!pos)
+		return false;
+	for (int o = 0; o < sm->g->n; o++)
+		x[dj->end_col[o]] = (double)r->end[o];
+	for (int p = 0; p < dj->npairs; p++)
+		x[dj->pair_col[p]] = pos[dj->pair[p][0]] < pos[dj->pair[p][1]];
+	free(pos);
+	return true;
+}
+
+/* A solution's times: E_o, and E_o - T_o. */
+static void disjunctive_times(const struct sched_milp *sm, const double *x, int o,
+			      double *start, double *end)
+{
+	const struct disjunctive *dj = sm->data;
+	*end = x[dj->end_col[o]];
+	*start = *end - (double)sm->g->dur[o];
+}
+
+/* The order of an open pair is its binary: y_ab = 1 puts a first. */
+static int disjunctive_tie(const struct sched_milp *sm, const double *x, int a, int b)
+{
+	const struct disjunctive *dj = sm->data;
+	for (int p = 0; p < dj->npairs; p++) {
+		if (dj->pair[p][0] == a && dj->pair[p][1] == b)
+			return x[dj->pair_col[p]] > 0.5 ? -1 : 1;
+		if (dj->pair[p][0] == b && dj->pair[p][1] == a)
+			return x[dj->pair_col[p]] > 0.5 ? 1 : -1;
+	}
+	return 0;
+}
+
+static void disjunctive_free(void *data)
+{
+	struct disjunctive *dj = data;
+	if (!dj)
+		return;
+	free(dj->end_col);
+	free(dj->pair);
+	free(dj->pair_col);
+	free(dj);
+}
+
+const struct formulation formulation_disjunctive = {
+	.name = "disjunctive",
+	.summary = "end times and an ordering binary per open same-device pair (big-M)",
+	.build = disjunctive_build,
+	.point = disjunctive_point,
+	.times = disjunctive_times,
+	.tie = disjunctive_tie,
+	.free_data = disjunctive_free,
+};

@@ -1,7 +1,7 @@
 /*
- * The schedule problem as a MILP, in two formulations over the same
- * precedence graph (opgraph.h), and the way back from a solution to a
- * schedule.
+ * The schedule problem as a MILP over the precedence graph (opgraph.h), in
+ * one of the registered formulations (formulation.h), and the way back
+ * from a solution to a schedule.
  *
  *  - disjunctive (disjunctive.c): an end-time column per op and an
  *    ordering binary per same-device pair whose order the graph leaves
@@ -10,7 +10,7 @@
  *    slot within its window; disaggregated precedence rows. Its LP bound is
  *    much stronger, its size grows with the horizon: for small durations.
  *
- * Both take the horizon H (a proven upper bound on the makespan of some
+ * All take the horizon H (a proven upper bound on the makespan of some
  * optimal schedule) and a proven lower bound on the objective.
  */
 #ifndef PIPEOPT_SCHEDULE_MILP_H
@@ -18,43 +18,32 @@
 
 #include <stdint.h>
 
+#include "formulate/formulation.h"
 #include "formulate/milp.h"
 #include "formulate/opgraph.h"
 #include "sched/schedule.h"
 #include "sched/sim.h"
 
-enum formulation { FORM_DISJUNCTIVE, FORM_TIME_INDEXED };
-
-const char *formulation_name(enum formulation f);
-
 struct sched_milp {
 	struct milp *milp;
 	const struct instance *in;
 	const struct opgraph *g;
-	enum formulation form;
+	const struct formulation *form;
 	int64_t horizon;        /* time units: every op ends by then */
 	int64_t lower, upper;   /* time units: bounds on the objective */
 	int obj_col;            /* makespan C, or span S */
 	int *first_col;         /* [D] span: first start on d, or -1 */
 	int *last_col;          /* [D] span: last end on d, or -1 */
-	/* disjunctive */
-	int *end_col;           /* [n] column of E_o */
-	int npairs;
-	int (*pair)[2];         /* [npairs] ops a < b, same device, order open */
-	int *pair_col;          /* [npairs] y = 1: a before b */
-	/* time-indexed */
-	int *x_first;           /* [n] column of x_{o, t_lo[o]} */
-	int64_t *t_lo, *t_hi;   /* [n] start window, inclusive */
+	void *data;             /* the formulation's own columns (its file) */
 };
 
-/* Limit on time-indexed binaries (build refuses beyond it). */
-#define TIME_INDEXED_MAX_BINARIES 400000
-
-/* horizon: every op of some optimal schedule ends by then; lower and
- * upper: proven bounds on the optimal objective (upper from a schedule). */
+/* The model of formulation `form` (from the registry, formulation.h).
+ * horizon: every op of some optimal schedule ends by then; lower and
+ * upper: proven bounds on the optimal objective (upper from a schedule).
+ * The result borrows in and g; sched_milp_free releases it. */
 struct sched_milp *sched_milp_build(const struct instance *in,
 				    const struct opgraph *g,
-				    enum formulation form, int64_t horizon,
+				    const struct formulation *form, int64_t horizon,
 				    int64_t lower, int64_t upper,
 				    struct error *err);
 void sched_milp_free(struct sched_milp *sm);
@@ -69,17 +58,5 @@ bool sched_milp_point(const struct sched_milp *sm, const struct schedule *s,
  * the ordering the solution chose). Callers re-simulate it. */
 enum status sched_milp_decode(const struct sched_milp *sm, const double *x,
 			      struct schedule **out, struct error *err);
-
-/* Number of time-indexed binaries for a horizon (to decide beforehand). */
-long time_indexed_size(const struct opgraph *g, int64_t horizon);
-
-/* The objective's columns, shared by the builders: the makespan C, or per
- * device first start and last end and the span S; bounded by the lower
- * bound and `upper`, with cost 1 on C or S. */
-void sched_milp_objective_columns(struct sched_milp *sm);
-
-/* Builders, one per formulation (disjunctive.c, time_indexed.c). */
-enum status disjunctive_build(struct sched_milp *sm, struct error *err);
-enum status time_indexed_build(struct sched_milp *sm, struct error *err);
 
 #endif

@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formulate/objective.h"
 #include "formulate/schedule_milp.h"
+#include "formulate/time_indexed.h"
 
 static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
@@ -29,44 +31,46 @@ long time_indexed_size(const struct opgraph *g, int64_t horizon)
 
 static int xcol(const struct sched_milp *sm, int o, int64_t t)
 {
-	return sm->x_first[o] + (int)(t - sm->t_lo[o]);
+	const struct time_indexed *ti = sm->data;
+	return ti->x_first[o] + (int)(t - ti->t_lo[o]);
 }
 
 /* Start windows and columns; sum_t x_{o,t} = 1 for each op (one row). */
 static enum status start_columns(struct sched_milp *sm, struct error *err)
 {
+	struct time_indexed *ti = sm->data;
 	const struct opgraph *g = sm->g;
 	const struct instance *in = sm->in;
 	int M = in->microbatches, L = in->stages;
-	sm->x_first = malloc(g->n * sizeof(int));
-	sm->t_lo = malloc(g->n * sizeof(int64_t));
-	sm->t_hi = malloc(g->n * sizeof(int64_t));
+	ti->x_first = malloc(g->n * sizeof(int));
+	ti->t_lo = malloc(g->n * sizeof(int64_t));
+	ti->t_hi = malloc(g->n * sizeof(int64_t));
 	int64_t wmax = 1;
 	for (int o = 0; o < g->n; o++)
 		wmax = max64(wmax, sm->horizon - g->dur[o] - g->tail[o] - g->head[o] + 1);
 	int *cols = malloc(wmax * sizeof(int));
 	double *ones = malloc(wmax * sizeof(double));
-	if (!sm->x_first || !sm->t_lo || !sm->t_hi || !cols || !ones) {
+	if (!ti->x_first || !ti->t_lo || !ti->t_hi || !cols || !ones) {
 		free(cols);
 		free(ones);
 		return err_set(err, "formulation: out of memory");
 	}
 	for (int o = 0; o < g->n; o++) {
-		sm->t_lo[o] = g->head[o];
-		sm->t_hi[o] = sm->horizon - g->dur[o] - g->tail[o];
-		if (sm->t_hi[o] < sm->t_lo[o]) {
+		ti->t_lo[o] = g->head[o];
+		ti->t_hi[o] = sm->horizon - g->dur[o] - g->tail[o];
+		if (ti->t_hi[o] < ti->t_lo[o]) {
 			free(cols);
 			free(ones);
 			return err_set(err, "formulation: horizon %lld is below the longest path through an op",
 				       (long long)sm->horizon);
 		}
 		int n = 0;
-		for (int64_t t = sm->t_lo[o]; t <= sm->t_hi[o]; t++) {
+		for (int64_t t = ti->t_lo[o]; t <= ti->t_hi[o]; t++) {
 			int c = milp_add_col(sm->milp, 0, 1, 0, true, "x_%s%d_%d_t%lld",
 					     op_kind_name(o / (L * M)), o / M % L, o % M,
 					     (long long)t);
-			if (t == sm->t_lo[o])
-				sm->x_first[o] = c;
+			if (t == ti->t_lo[o])
+				ti->x_first[o] = c;
 			cols[n] = c;
 			ones[n++] = 1;
 		}
@@ -86,20 +90,21 @@ static enum status start_columns(struct sched_milp *sm, struct error *err)
  */
 static void precedence_rows(struct sched_milp *sm, int *cols, double *vals)
 {
+	const struct time_indexed *ti = sm->data;
 	const struct opgraph *g = sm->g;
 	for (int k = 0; k < g->n; k++)
 		for (int e = g->pred_start[k]; e < g->pred_start[k + 1]; e++) {
 			int i = g->pred[e].op;
 			int64_t shift = g->dur[i] + g->pred[e].lag;
-			for (int64_t t = sm->t_lo[k]; t <= sm->t_hi[k]; t++) {
-				if (t - shift >= sm->t_hi[i])
+			for (int64_t t = ti->t_lo[k]; t <= ti->t_hi[k]; t++) {
+				if (t - shift >= ti->t_hi[i])
 					break;
 				int n = 0;
-				for (int64_t tau = sm->t_lo[k]; tau <= t; tau++) {
+				for (int64_t tau = ti->t_lo[k]; tau <= t; tau++) {
 					cols[n] = xcol(sm, k, tau);
 					vals[n++] = 1;
 				}
-				for (int64_t tau = sm->t_lo[i]; tau <= t - shift; tau++) {
+				for (int64_t tau = ti->t_lo[i]; tau <= t - shift; tau++) {
 					cols[n] = xcol(sm, i, tau);
 					vals[n++] = -1;
 				}
@@ -119,6 +124,7 @@ static void precedence_rows(struct sched_milp *sm, int *cols, double *vals)
  */
 static void capacity_rows(struct sched_milp *sm, int *cols, double *vals)
 {
+	const struct time_indexed *ti = sm->data;
 	const struct opgraph *g = sm->g;
 	for (int d = 0; d < sm->in->devices; d++)
 		for (int64_t t = 0; t < sm->horizon; t++) {
@@ -126,8 +132,8 @@ static void capacity_rows(struct sched_milp *sm, int *cols, double *vals)
 			for (int o = 0; o < g->n; o++) {
 				if (g->device[o] != d || g->dur[o] == 0)
 					continue;
-				int64_t a = max64(sm->t_lo[o], t - g->dur[o] + 1);
-				int64_t b = min64(sm->t_hi[o], t);
+				int64_t a = max64(ti->t_lo[o], t - g->dur[o] + 1);
+				int64_t b = min64(ti->t_hi[o], t);
 				ops += a <= b;
 				for (int64_t tau = a; tau <= b; tau++) {
 					cols[n] = xcol(sm, o, tau);
@@ -151,6 +157,7 @@ static void capacity_rows(struct sched_milp *sm, int *cols, double *vals)
  */
 static void memory_rows(struct sched_milp *sm, int *cols, double *vals)
 {
+	const struct time_indexed *ti = sm->data;
 	const struct opgraph *g = sm->g;
 	const struct instance *in = sm->in;
 	if (!in->has_limit || !in->has_memory)
@@ -165,12 +172,12 @@ static void memory_rows(struct sched_milp *sm, int *cols, double *vals)
 				if (g->device[o] != d)
 					continue;
 				int64_t delta = inst_delta(in, o / (L * M), o / M % L);
-				if (delta > 0 && sm->t_lo[o] <= t && t <= sm->t_hi[o])
+				if (delta > 0 && ti->t_lo[o] <= t && t <= ti->t_hi[o])
 					peak = true;
-				if (delta == 0 || sm->t_lo[o] > t)
+				if (delta == 0 || ti->t_lo[o] > t)
 					continue;
 				worst += delta > 0 ? (double)delta : 0;
-				for (int64_t tau = sm->t_lo[o]; tau <= min64(t, sm->t_hi[o]); tau++) {
+				for (int64_t tau = ti->t_lo[o]; tau <= min64(t, ti->t_hi[o]); tau++) {
 					cols[n] = xcol(sm, o, tau);
 					vals[n++] = (double)delta;
 				}
@@ -188,6 +195,7 @@ static void memory_rows(struct sched_milp *sm, int *cols, double *vals)
  */
 static void objective_rows(struct sched_milp *sm, int *cols, double *vals)
 {
+	const struct time_indexed *ti = sm->data;
 	const struct opgraph *g = sm->g;
 	bool span = sm->in->objective == OBJ_SPAN;
 	for (int o = 0; o < g->n; o++) {
@@ -201,7 +209,7 @@ static void objective_rows(struct sched_milp *sm, int *cols, double *vals)
 			int n = 0;
 			cols[n] = span ? (side ? sm->last_col[d] : sm->first_col[d]) : sm->obj_col;
 			vals[n++] = side ? 1 : -1;
-			for (int64_t t = sm->t_lo[o]; t <= sm->t_hi[o]; t++) {
+			for (int64_t t = ti->t_lo[o]; t <= ti->t_hi[o]; t++) {
 				cols[n] = xcol(sm, o, t);
 				vals[n++] = side ? -(double)(t + g->dur[o]) : (double)t;
 			}
@@ -209,16 +217,10 @@ static void objective_rows(struct sched_milp *sm, int *cols, double *vals)
 				     side ? "end" : "start", o);
 		}
 	}
-	for (int d = 0; span && d < sm->in->devices; d++) {
-		if (sm->first_col[d] < 0)
-			continue;
-		int c[3] = {sm->obj_col, sm->last_col[d], sm->first_col[d]};
-		double v[3] = {1, -1, 1};
-		milp_add_row(sm->milp, 3, c, v, 0, MILP_INF, "span_%d", d);
-	}
+	objective_span_rows(sm);
 }
 
-enum status time_indexed_build(struct sched_milp *sm, struct error *err)
+static enum status time_indexed_build(struct sched_milp *sm, struct error *err)
 {
 	const struct instance *in = sm->in;
 	const struct opgraph *g = sm->g;
@@ -235,9 +237,11 @@ enum status time_indexed_build(struct sched_milp *sm, struct error *err)
 			return err_set(err, "instance '%s': a zero-length op with a positive memory delta; the time-indexed model cannot order it, use the disjunctive formulation",
 				       in->name);
 	}
+	if (!(sm->data = calloc(1, sizeof(struct time_indexed))))
+		return err_set(err, "formulation: out of memory");
 	if (start_columns(sm, err))
 		return STATUS_ERROR;
-	sched_milp_objective_columns(sm);
+	objective_columns(sm);
 	/* scratch for the longest row: a capacity or memory row spans every
 	 * op's window on a device */
 	long cap = 2 * (size + 2) + 8;
@@ -256,3 +260,58 @@ enum status time_indexed_build(struct sched_milp *sm, struct error *err)
 	free(vals);
 	return STATUS_OK;
 }
+
+/* A schedule's point: x_{o,t} = 1 at each op's start; outside the model
+ * when a start lies outside its window (e.g. beyond the horizon). */
+static bool time_indexed_point(const struct sched_milp *sm, const struct schedule *s,
+			       const struct sim_result *r, double *x)
+{
+	const struct time_indexed *ti = sm->data;
+	for (int o = 0; o < sm->g->n; o++) {
+		int64_t t = r->start[o];
+		if (t < ti->t_lo[o] || t > ti->t_hi[o])
+			return false;
+		x[ti->x_first[o] + (t - ti->t_lo[o])] = 1;
+	}
+	return true;
+}
+
+/* A solution's times: the start slot with the largest x_{o,t} (the one
+ * set to 1 in an integer solution), and that plus T_o. */
+static void time_indexed_times(const struct sched_milp *sm, const double *x, int o,
+			       double *start, double *end)
+{
+	const struct time_indexed *ti = sm->data;
+	double best = -1;
+	int64_t t_best = ti->t_lo[o];
+	for (int64_t t = ti->t_lo[o]; t <= ti->t_hi[o]; t++) {
+		double v = x[ti->x_first[o] + (t - ti->t_lo[o])];
+		if (v > best) {
+			best = v;
+			t_best = t;
+		}
+	}
+	*start = (double)t_best;
+	*end = *start + (double)sm->g->dur[o];
+}
+
+static void time_indexed_free(void *data)
+{
+	struct time_indexed *ti = data;
+	if (!ti)
+		return;
+	free(ti->x_first);
+	free(ti->t_lo);
+	free(ti->t_hi);
+	free(ti);
+}
+
+const struct formulation formulation_time_indexed = {
+	.name = "time-indexed",
+	.summary = "a start-time binary per op and time slot (strong bound, for short durations)",
+	.build = time_indexed_build,
+	.point = time_indexed_point,
+	.times = time_indexed_times,
+	.free_data = time_indexed_free,
+	.size = time_indexed_size,
+};

@@ -47,6 +47,14 @@ struct ga_options {
 	int64_t target;             /* stop when best <= target; <= 0: none */
 	bool family_seeds;          /* seed with every supporting family */
 	bool exact_seed;            /* seed with a reduced instance's exact optimum */
+	/* The exact solver for that seed, given by the caller (ga/ links no
+	 * MILP solver; methods/search.c passes solvers/exact.c's): solve
+	 * `small` within `seconds` into *out (the caller of solve frees it), a
+	 * one-line note on what it proved; STATUS_ERROR with the note on
+	 * failure. NULL: no exact seed (noted). */
+	enum status (*exact_solve)(void *ctx, const struct instance *small, double seconds,
+				   struct schedule **out, char *note, int note_len);
+	void *exact_ctx;
 	double exact_seed_time;     /* seconds for that solve; <= 0: automatic */
 	int nextra;                 /* the caller's seed schedules */
 	const struct schedule *const *extra;
@@ -112,8 +120,8 @@ void ga_seeds_free(struct ga_seed *v, int n);
  * to M by repeating the steady state (seed.c). NULL with a note when the
  * reduced instance is too large or nothing valid came out.
  */
-struct schedule *ga_exact_seed(const struct instance *in, double seconds,
-			       char *note, int note_len, int *reduced_m);
+struct schedule *ga_exact_seed(const struct instance *in, const struct ga_options *o,
+			       double seconds, char *note, int note_len, int *reduced_m);
 
 /* Stretch schedule s of `small` (same instance, fewer micro-batches) to
  * `in`'s micro-batch count by repeating its steady state; NULL if s is not

@@ -23,7 +23,6 @@
 #include "ga/ga.h"
 #include "sched/family.h"
 #include "sched/sim.h"
-#include "solvers/exact.h"
 
 /* The reduced instance stays below this many ops (a MILP of a few hundred
  * binaries per device pair, solvable in seconds). */
@@ -132,8 +131,8 @@ static int reduced_microbatches(const struct instance *in)
 	return m >= 2 ? m : 0;
 }
 
-struct schedule *ga_exact_seed(const struct instance *in, double seconds,
-			       char *note, int note_len, int *reduced_m)
+struct schedule *ga_exact_seed(const struct instance *in, const struct ga_options *o,
+			       double seconds, char *note, int note_len, int *reduced_m)
 {
 	int m = reduced_microbatches(in);
 	*reduced_m = m;
@@ -142,23 +141,23 @@ struct schedule *ga_exact_seed(const struct instance *in, double seconds,
 			 EXACT_SEED_MAX_OPS);
 		return NULL;
 	}
-	struct instance small = *in;   /* shares in's arrays: none depends on M */
-	small.microbatches = m;
-	struct exact_options o = {.solver = "cbc", .formulation = CHOOSE_AUTO,
-				  .time_limit = seconds, .threads = 1};
-	struct exact_result r = {0};
-	struct error err;
-	if (exact_solve(&small, &o, &r, &err)) {
-		snprintf(note, note_len, "reduced solve failed: %s", err.msg);
+	if (!o->exact_solve) {
+		snprintf(note, note_len, "no exact solver given");
 		return NULL;
 	}
-	struct schedule *s = ga_stretch(&small, r.schedule, in);
-	snprintf(note, note_len, "m=%d solved %s%s (objective %" PRId64 ", bound %" PRId64 ", %.1f s), stretched to m=%d",
-		 m, r.status, r.certified ? ", certified" : "", r.objective, r.bound,
-		 r.seconds, in->microbatches);
+	struct instance small = *in;   /* shares in's arrays: none depends on M */
+	small.microbatches = m;
+	struct schedule *solved = NULL;
+	char proved[160];
+	if (o->exact_solve(o->exact_ctx, &small, seconds, &solved, proved, sizeof proved)) {
+		snprintf(note, note_len, "reduced solve failed: %s", proved);
+		return NULL;
+	}
+	struct schedule *s = ga_stretch(&small, solved, in);
+	snprintf(note, note_len, "m=%d solved %s, stretched to m=%d", m, proved, in->microbatches);
 	if (!s)
 		snprintf(note, note_len, "stretching the m=%d solution failed", m);
-	exact_result_release(&r);
+	schedule_free(solved);
 	return s;
 }
 
@@ -222,7 +221,7 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 	if (!st && o->exact_seed) {
 		char note[200];
 		int m;
-		struct schedule *s = ga_exact_seed(in, exact_seconds(o), note, sizeof note, &m);
+		struct schedule *s = ga_exact_seed(in, o, exact_seconds(o), note, sizeof note, &m);
 		char name[64];
 		snprintf(name, sizeof name, "exact m=%d, stretched", m);
 		st = push_seed(&v, n, &cap, m ? name : "exact (reduced)", s, note, err);

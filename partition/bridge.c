@@ -15,76 +15,93 @@
 #include "partition/bridge.h"
 
 #include <math.h>
-#include <stdio.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
-static json_int_t up(double x, json_int_t lo)
+static int64_t up(double x, int64_t lo)
 {
-	json_int_t v = (json_int_t)ceil(x - 1e-9);
+	int64_t v = (int64_t)ceil(x - 1e-9);
 	return v < lo ? lo : v;
 }
 
-static json_t *stage_list(const struct partition *p, int which)
+static void fill_stages(const struct graph *g, const struct partition *p,
+			struct instance *in)
 {
-	json_t *a = json_array();
+	double mb = g->machine.memory_bytes;
 	for (int s = 0; s < p->nstages; s++) {
 		const struct stage *st = &p->stages[s];
-		double x = which == 0 ? st->fwd : which == 1 ? st->bwd : st->wgrad;
-		json_array_append_new(a, json_integer(up(x, which < 2 ? 1 : 0)));
+		int64_t act = up(st->act / 1024, 0);
+		double fixed = st->memory - st->inflight * st->act;
+		in->stage_device[s] = s;
+		in->cost[OP_F][s] = up(st->fwd, 1);
+		in->cost[OP_B][s] = up(st->bwd, 1);
+		in->cost[OP_W][s] = up(st->wgrad, 0);
+		in->mem[OP_F][s] = act;
+		in->mem[OP_B][s] = -act;
+		in->mem[OP_W][s] = 0;
+		in->limit[s] = (int64_t)floor((mb - fixed) / 1024);
 	}
-	return a;
 }
 
-static json_t *stage_model(const struct graph *g, const struct partition *p, const int *of)
-{
-	json_t *stages = json_array();
-	for (int s = 0; s < p->nstages; s++)
-		json_array_append_new(stages, json_array());
-	for (int i = 0; of && i < g->nops; i++) {   /* the graph's topological order */
-		int v = g->topo[i];
-		json_array_append_new(json_array_get(stages, of[v]), json_pack("{s:s,s:s}", "name",
-			g->ops[v].name, "kind", g->ops[v].kind));
-	}
-	return json_pack("{s:s,s:o}", "graph", g->name, "stages", stages);
-}
-
-json_t *partition_instance_json(const struct graph *g, const struct partition *p,
-				const char *name)
+/* of[v]: the stage of operator v. */
+static void fill_edges(const struct graph *g, const struct partition *p, const int *of,
+		       struct instance *in)
 {
 	const struct machine *mc = &g->machine;
-	int S = p->nstages, *of = malloc(g->nops * sizeof *of);
-	json_t *place = json_array(), *edges = json_array(), *comm = json_array();
-	json_t *memF = json_array(), *memB = json_array(), *memW = json_array();
-	json_t *limit = json_array();
-	for (int s = 0; of && s < S; s++)
-		for (int i = 0; i < p->stages[s].nops; i++)
-			of[p->stages[s].ops[i]] = s;
-	for (int s = 0; s < S; s++) {
-		const struct stage *st = &p->stages[s];
-		json_int_t act = up(st->act / 1024, 0);
-		double fixed = st->memory - st->inflight * st->act;
-		json_array_append_new(place, json_integer(s));
-		json_array_append_new(memF, json_integer(act));
-		json_array_append_new(memB, json_integer(-act));
-		json_array_append_new(memW, json_integer(0));
-		json_array_append_new(limit, json_integer((json_int_t)floor((mc->memory_bytes - fixed) / 1024)));
-	}
-	for (int e = 0; of && e < p->nedges; e++) {
+	for (int e = 0; e < p->nedges; e++) {
 		int a = p->edges[e][0], c = p->edges[e][1];
 		double bytes = 0;
 		for (int k = 0; k < g->nedges; k++)
 			if (of[g->edges[k][0]] == a && of[g->edges[k][1]] == c)
 				bytes += g->ops[g->edges[k][0]].out_bytes * p->microbatch;
-		json_array_append_new(edges, json_pack("[i,i]", a, c));
-		json_array_append_new(comm, json_integer(up(mc->link_latency_us + bytes / mc->link_bandwidth, 0)));
+		in->edges[e][0] = a;
+		in->edges[e][1] = c;
+		in->edge_comm[e] = up(mc->link_latency_us + bytes / mc->link_bandwidth, 0);
 	}
-	json_t *model = stage_model(g, p, of);
+}
+
+static struct stage_model *model_of(const struct graph *g, const struct partition *p,
+				    const int *of)
+{
+	struct stage_model *m = stage_model_new(g->name, p->nstages);
+	for (int i = 0; m && i < g->nops; i++) {   /* the graph's topological order */
+		int v = g->topo[i];
+		if (stage_model_add(m, of[v], g->ops[v].name, g->ops[v].kind)) {
+			stage_model_free(m);
+			m = NULL;
+		}
+	}
+	return m;
+}
+
+enum status partition_instance(const struct graph *g, const struct partition *p,
+			       const char *name, struct instance **out, struct error *err)
+{
+	struct instance_size size = {
+		.devices = p->nstages, .stages = p->nstages, .nedges = p->nedges,
+		.microbatches = p->microbatches, .split_backward = true,
+		.has_memory = true, .has_limit = true};
+	struct instance *in = instance_new(name, &size);
+	int *of = malloc((g->nops ? g->nops : 1) * sizeof *of);
+	bool built = in && of;
+	*out = NULL;
+	if (built) {
+		for (int s = 0; s < p->nstages; s++)
+			for (int i = 0; i < p->stages[s].nops; i++)
+				of[p->stages[s].ops[i]] = s;
+		fill_stages(g, p, in);
+		fill_edges(g, p, of, in);
+		built = (in->model = model_of(g, p, of)) != NULL;
+	}
 	free(of);
-	return json_pack("{s:s,s:i,s:i,s:o,s:o,s:b,s:{s:o,s:o,s:o},s:o,s:{s:o,s:o,s:o,s:o},s:s,s:o}",
-		"name", name, "devices", S, "microbatches", p->microbatches, "placement", place,
-		"edges", edges, "split_backward", 1,
-		"cost", "F", stage_list(p, 0), "B", stage_list(p, 1), "W", stage_list(p, 2),
-		"comm", comm,
-		"memory", "F", memF, "B", memB, "W", memW, "limit", limit,
-		"objective", "makespan", "model", model);
+	if (!built) {
+		instance_free(in);
+		return err_set(err, "instance '%s': out of memory", name);
+	}
+	if (instance_finish(in, name, err)) {
+		instance_free(in);
+		return STATUS_ERROR;
+	}
+	*out = in;
+	return STATUS_OK;
 }

@@ -3,8 +3,9 @@
  * weight-gradient kernels in fp32 with OpenBLAS (GEMMs) and plain loops
  * (normalisation, activation, gathers), on buffers of the operator's shape
  * at q samples. Each phase runs `warmup` times, then `repeats` times; its
- * cost is the median. The kernels are the real computations of the kind
- * (so the executor can reuse them), not stand-ins of similar size:
+ * cost is the median. The kernels are ops/cpu_kernels.h's, the ones the
+ * executor runs, in the real computations of the kind, not stand-ins of
+ * similar size:
  *   linear [n, k]:  Y = X W;  dX = dY W^T;  dW = X^T dY
  *   transformer_layer [s, h, f, a] (tokens T = q s, head size e = h / a):
  *     forward  QKV = X Wqkv; per sample and head S = Q K^T / sqrt(e),
@@ -19,16 +20,18 @@
  *     dO = dA Wo^T, per head as above, dX = dQKV Wqkv^T; dWo = O^T dA,
  *     dWqkv = X^T dQKV
  *   embedding_bag [rows, dim, bag]: sums of bag rows; backward scatters
- *   layernorm [n], gelu [n]: elementwise over q n
+ *   layernorm [n], gelu [n]: the forward over q n rows of n, in place; the
+ *     input gradient is charged the forward's cost (as the CUDA and
+ *     analytic sources do); no weight gradient
  *   input, concat, interaction: copying out_bytes per sample
  */
-#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile/profile.h"
 #include "common/clock.h"
+#include "ops/cpu_kernels.h"
+#include "profile/source.h"
 
 /* fp32 buffers of one operator at one size */
 struct bufs {
@@ -56,46 +59,11 @@ static void bufs_release(struct bufs *b)
 	b->count = 0;
 }
 
-/* C[m x n] = A[m x k] B[k x n] with transposes as flagged (row major). */
+/* C[m x n] = op(A) op(B) (row major, leading dimensions as stored). */
 static void gemm(bool ta, bool tb, int m, int n, int k, const float *A, int lda, const float *B,
 		 int ldb, float *C, int ldc)
 {
-	cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans,
-		    m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
-}
-
-static void gelu(float *x, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		x[i] = 0.5f * x[i] * (1.0f + tanhf(0.7978845608f * (x[i] + 0.044715f * x[i] * x[i] * x[i])));
-}
-
-static void softmax_rows(float *s, int rows, int cols, float scale)
-{
-	for (int r = 0; r < rows; r++) {
-		float *x = s + (size_t)r * cols, mx = -INFINITY, sum = 0;
-		for (int c = 0; c < cols; c++)
-			mx = x[c] * scale > mx ? x[c] * scale : mx;
-		for (int c = 0; c < cols; c++)
-			sum += x[c] = expf(x[c] * scale - mx);
-		for (int c = 0; c < cols; c++)
-			x[c] /= sum;
-	}
-}
-
-static void layernorm(float *x, int rows, int n)
-{
-	for (int r = 0; r < rows; r++) {
-		float *v = x + (size_t)r * n, mean = 0, var = 0;
-		for (int i = 0; i < n; i++)
-			mean += v[i];
-		mean /= n;
-		for (int i = 0; i < n; i++)
-			var += (v[i] - mean) * (v[i] - mean);
-		float inv = 1.0f / sqrtf(var / n + 1e-5f);
-		for (int i = 0; i < n; i++)
-			v[i] = (v[i] - mean) * inv;
-	}
+	cpu_gemm(ta, tb, m, n, k, 1.0f, A, lda, B, ldb, 0.0f, C, ldc);
 }
 
 enum phase { FWD, BWD, WGRAD };
@@ -103,6 +71,7 @@ enum phase { FWD, BWD, WGRAD };
 /* The state of one operator's kernels at q samples. */
 struct kern {
 	const struct graph_op *op;
+	const struct op_kind_entry *kind;   /* op's entry (op_check passed) */
 	int q;
 	struct bufs b;
 	float *x[16];
@@ -113,15 +82,19 @@ static int setup(struct kern *k)
 	const struct graph_op *op = k->op;
 	const double *sh = op->shape;
 	size_t q = k->q;
-	if (!strcmp(op->kind, "linear")) {
+	switch (k->kind->id) {
+	case OP_KIND_LINEAR: {
 		size_t n = sh[0], m = sh[1];
 		size_t sz[6] = {q * n, n * m, q * m, q * m, q * n, n * m};   /* X W Y dY dX dW */
 		for (int i = 0; i < 6; i++)
 			if (!(k->x[i] = buf(&k->b, sz[i])))
 				return -1;
-	} else if (!strcmp(op->kind, "transformer_layer") || !strcmp(op->kind, "attention")) {
-		bool attn = !strcmp(op->kind, "attention");   /* no feed-forward: f = 1 */
-		size_t s = sh[0], h = sh[1], f = attn ? 1 : sh[2], a = attn ? sh[2] : sh[3], T = q * s;
+		break;
+	}
+	case OP_KIND_TRANSFORMER_LAYER:
+	case OP_KIND_ATTENTION: {
+		bool attn = k->kind->id == OP_KIND_ATTENTION;   /* no feed-forward: f = 1 */
+		size_t s = sh[0], h = sh[1], f = attn ? 1 : sh[2], a = sh[k->kind->heads], T = q * s;
 		/* X Wqkv QKV S O Wo A W1 H W2 Y dY dQKV dS dO dA */
 		size_t sz[16] = {T * h, h * 3 * h, T * 3 * h, q * a * s * s, T * h, h * h, T * h,
 				 h * f, T * f, f * h, T * h, T * h, T * 3 * h, q * a * s * s, T * h,
@@ -129,17 +102,24 @@ static int setup(struct kern *k)
 		for (int i = 0; i < 16; i++)
 			if (!(k->x[i] = buf(&k->b, sz[i])))
 				return -1;
-	} else if (!strcmp(op->kind, "embedding_bag")) {
+		break;
+	}
+	case OP_KIND_EMBEDDING_BAG: {
 		size_t rows = sh[0], dim = sh[1];
 		if (!(k->x[0] = buf(&k->b, rows * dim)) || !(k->x[1] = buf(&k->b, q * dim)))
 			return -1;
-	} else if (!strcmp(op->kind, "layernorm") || !strcmp(op->kind, "gelu")) {
+		break;
+	}
+	case OP_KIND_LAYERNORM:
+	case OP_KIND_GELU:
 		if (!(k->x[0] = buf(&k->b, q * (size_t)sh[0])) || !(k->x[1] = buf(&k->b, q * (size_t)sh[0])))
 			return -1;
-	} else {   /* input, concat, interaction: copies */
+		break;
+	default: {   /* input, concat, interaction: copies */
 		size_t n = q * (size_t)(op->out_bytes / 4 + 1);
 		if (!(k->x[0] = buf(&k->b, n)) || !(k->x[1] = buf(&k->b, n)))
 			return -1;
+	}
 	}
 	return 0;
 }
@@ -157,14 +137,9 @@ static void run_linear(struct kern *k, enum phase ph)
 }
 
 /* Attention per sample and head over the packed QKV rows (T x 3h). */
-static int heads(const struct graph_op *op)
-{
-	return !strcmp(op->kind, "attention") ? op->shape[2] : op->shape[3];
-}
-
 static void attention(struct kern *k, bool backward)
 {
-	int s = k->op->shape[0], h = k->op->shape[1], a = heads(k->op), e = h / a;
+	int s = k->op->shape[0], h = k->op->shape[1], a = k->op->shape[k->kind->heads], e = h / a;
 	float **x = k->x, scale = 1.0f / sqrtf((float)e);
 	for (int i = 0; i < k->q; i++)
 		for (int j = 0; j < a; j++) {
@@ -172,7 +147,7 @@ static void attention(struct kern *k, bool backward)
 			float *S = x[3] + ((size_t)i * a + j) * s * s, *O = x[4] + (size_t)i * s * h + j * e;
 			if (!backward) {
 				gemm(false, true, s, s, e, Q, 3 * h, K, 3 * h, S, s);
-				softmax_rows(S, s, s, scale);
+				cpu_softmax_rows(S, s, s, scale);
 				gemm(false, false, s, e, s, S, s, V, 3 * h, O, h);
 				continue;
 			}
@@ -180,8 +155,7 @@ static void attention(struct kern *k, bool backward)
 			const float *dO = x[14] + (size_t)i * s * h + j * e;
 			float *dQ = x[12] + (size_t)i * s * 3 * h + j * e, *dK = dQ + h, *dV = dQ + 2 * h;
 			gemm(false, true, s, s, e, dO, h, V, 3 * h, dS, s);
-			for (size_t t = 0; t < (size_t)s * s; t++)   /* softmax': S (dS - rowdot) */
-				dS[t] *= S[t];
+			cpu_softmax_rows_backward(S, dS, s, s);   /* dS = S (dS - rowsum(S dS)) */
 			gemm(false, false, s, e, s, dS, s, K, 3 * h, dQ, 3 * h);
 			gemm(true, false, s, e, s, dS, s, Q, 3 * h, dK, 3 * h);
 			gemm(true, false, s, e, s, S, s, dO, h, dV, 3 * h);
@@ -193,16 +167,16 @@ static void run_transformer(struct kern *k, enum phase ph)
 	int T = k->q * (int)k->op->shape[0], h = k->op->shape[1], f = k->op->shape[2];
 	float **x = k->x;
 	if (ph == FWD) {
-		layernorm(x[0], T, h);
+		cpu_layernorm_forward(x[0], x[0], T, h, NULL, NULL, NULL, NULL);
 		gemm(false, false, T, 3 * h, h, x[0], h, x[1], 3 * h, x[2], 3 * h);
 		attention(k, false);
 		gemm(false, false, T, h, h, x[4], h, x[5], h, x[6], h);
 		gemm(false, false, T, f, h, x[6], h, x[7], f, x[8], f);
-		gelu(x[8], (size_t)T * f);
+		cpu_gelu(x[8], x[8], (size_t)T * f);
 		gemm(false, false, T, h, f, x[8], f, x[9], h, x[10], h);
 	} else if (ph == BWD) {
 		gemm(false, true, T, f, h, x[11], h, x[9], h, x[8], f);       /* dG */
-		gelu(x[8], (size_t)T * f);                                    /* gelu' (same cost) */
+		cpu_gelu_grad(x[8], x[8], x[8], (size_t)T * f);               /* dH = gelu'(H) dG (in place) */
 		gemm(false, true, T, h, f, x[8], f, x[7], f, x[15], h);      /* dA */
 		gemm(false, true, T, h, h, x[15], h, x[5], h, x[14], h);     /* dO */
 		attention(k, true);
@@ -252,21 +226,25 @@ static void run_embedding(struct kern *k, enum phase ph)
 
 static void run_phase(struct kern *k, enum phase ph)
 {
-	const char *kind = k->op->kind;
-	if (!strcmp(kind, "linear"))
-		run_linear(k, ph);
-	else if (!strcmp(kind, "transformer_layer"))
-		run_transformer(k, ph);
-	else if (!strcmp(kind, "attention"))
-		run_attention(k, ph);
-	else if (!strcmp(kind, "embedding_bag"))
-		run_embedding(k, ph);
-	else if (!strcmp(kind, "layernorm") && ph != WGRAD)
-		layernorm(k->x[0], k->q, k->op->shape[0]);
-	else if (!strcmp(kind, "gelu") && ph != WGRAD)
-		gelu(k->x[0], (size_t)k->q * k->op->shape[0]);
-	else if (ph != WGRAD)
-		memcpy(k->x[1], k->x[0], k->b.n[0] * sizeof(float));
+	size_t n = k->b.n[0];
+	switch (k->kind->id) {
+	case OP_KIND_LINEAR: run_linear(k, ph); break;
+	case OP_KIND_TRANSFORMER_LAYER: run_transformer(k, ph); break;
+	case OP_KIND_ATTENTION: run_attention(k, ph); break;
+	case OP_KIND_EMBEDDING_BAG: run_embedding(k, ph); break;
+	case OP_KIND_LAYERNORM:
+		if (ph != WGRAD)
+			cpu_layernorm_forward(k->x[0], k->x[0], k->q, k->op->shape[0], NULL, NULL, NULL,
+					      NULL);
+		break;
+	case OP_KIND_GELU:
+		if (ph != WGRAD)
+			cpu_gelu(k->x[0], k->x[0], n);
+		break;
+	default:   /* input, concat, interaction */
+		if (ph != WGRAD)
+			memcpy(k->x[1], k->x[0], n * sizeof(float));
+	}
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -296,7 +274,7 @@ enum status profile_cpu(const struct graph *g, int v, int q, const struct profil
 			struct op_cost *c, struct error *err)
 {
 	struct kern k = {.op = &g->ops[v], .q = q};
-	if (profile_check_op(g, v, err))
+	if (!(k.kind = op_check(g, v, err)))
 		return STATUS_ERROR;
 	if (setup(&k)) {
 		bufs_release(&k.b);
@@ -310,3 +288,18 @@ enum status profile_cpu(const struct graph *g, int v, int q, const struct profil
 	bufs_release(&k.b);
 	return STATUS_OK;
 }
+
+static const char *device_text(const struct profile_options *o)
+{
+	return "this machine, OpenBLAS fp32";
+}
+
+const struct cost_source cost_source_cpu = {
+	.name = "cpu",
+	.summary = "OpenBLAS fp32 kernels run on this machine, median of repeats after warm-up",
+	.devices = NULL,
+	.timed = true,
+	.prepare = NULL,
+	.op_cost = profile_cpu,
+	.device_text = device_text,
+};

@@ -32,10 +32,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 extern "C" {
-#include "profile/profile.h"
+#include "profile/source.h"
 }
 
 namespace {
@@ -249,10 +250,16 @@ template <class F> double median_us(F run, int warmup, int repeats)
 
 } // namespace
 
-/* Loaded at run time by profile.c (dlopen), so that pipeopt does not pay
- * for loading the CUDA libraries on every start. */
-extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
-				    const struct profile_options *o, struct op_cost *c,
+/* Loaded at run time by cuda_source.c (dlopen), so that pipeopt does not
+ * pay for loading the CUDA libraries on every start. */
+extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, const struct op_kind_entry *k,
+				    int q, const struct profile_options *o, struct op_cost *c,
+				    struct error *err);
+static_assert(std::is_same<decltype(&pipeopt_profile_cuda), profile_cuda_fn>::value,
+	      "pipeopt_profile_cuda must match profile_cuda_fn (source.h)");
+
+extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, const struct op_kind_entry *kind,
+				    int q, const struct profile_options *o, struct op_cost *c,
 				    struct error *err)
 {
 	int count = 0;
@@ -262,13 +269,14 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 			       e != cudaSuccess ? cudaGetErrorString(e) : "none found");
 	const struct graph_op *op = &g->ops[v];
 	const double *sh = op->shape;
-	/* profile_cuda (profile.c) has checked the kind and the shape */
+	/* profile_cuda (cuda_source.c) has checked the kind and the shape */
 	gpu G;
 	if (cublasCreate(&G.blas) != CUBLAS_STATUS_SUCCESS)
 		return err_set(err, "profile: cuBLAS would not start");
 	int W = o->warmup, R = o->repeats;
 	c->measured = true;
-	if (!strcmp(op->kind, "linear") && op->nshape == 2) {
+	enum op_kind_id id = kind->id;
+	if (id == OP_KIND_LINEAR) {
 		int n = (int)sh[0], k = (int)sh[1];
 		float *X = G.alloc((size_t)q * n), *Wt = G.alloc((size_t)n * k), *Y = G.alloc((size_t)q * k);
 		float *dY = G.alloc((size_t)q * k), *dX = G.alloc((size_t)q * n), *dW = G.alloc((size_t)n * k);
@@ -277,13 +285,13 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		c->fwd = median_us([&] { gemm(G.blas, false, false, q, k, n, X, n, Wt, k, Y, k); }, W, R);
 		c->bwd = median_us([&] { gemm(G.blas, false, true, q, n, k, dY, k, Wt, k, dX, n); }, W, R);
 		c->wgrad = median_us([&] { gemm(G.blas, true, false, n, k, q, X, n, dY, k, dW, k); }, W, R);
-	} else if ((!strcmp(op->kind, "gelu") || !strcmp(op->kind, "layernorm")) && op->nshape == 1) {
+	} else if (id == OP_KIND_GELU || id == OP_KIND_LAYERNORM) {
 		int n = (int)sh[0];
 		size_t total = (size_t)q * n;
 		float *x = G.alloc(total);
 		if (!x)
 			return err_set(err, "profile: operator '%s': out of GPU memory", op->name);
-		bool is_gelu = !strcmp(op->kind, "gelu");
+		bool is_gelu = id == OP_KIND_GELU;
 		auto run = [&] {
 			if (is_gelu)
 				k_gelu<<<blocks_for(total), THREADS>>>(x, x, total);   /* in place */
@@ -292,11 +300,10 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		};
 		c->fwd = c->bwd = median_us(run, W, R);
 		c->wgrad = 0;
-	} else if ((!strcmp(op->kind, "transformer_layer") && op->nshape == 4) ||
-		   (!strcmp(op->kind, "attention") && op->nshape == 3)) {
+	} else if (id == OP_KIND_TRANSFORMER_LAYER || id == OP_KIND_ATTENTION) {
 		/* attention alone: no layer norm, no feed-forward */
-		bool ffn = !strcmp(op->kind, "transformer_layer");
-		int s = (int)sh[0], h = (int)sh[1], f = ffn ? (int)sh[2] : 0, a = (int)sh[ffn ? 3 : 2];
+		bool ffn = id == OP_KIND_TRANSFORMER_LAYER;
+		int s = (int)sh[0], h = (int)sh[1], f = ffn ? (int)sh[2] : 0, a = (int)sh[kind->heads];
 		if ((double)q * s * a > 2147483647.0 || 3.0 * h > 2147483647.0)
 			return err_set(err, "profile: operator '%s': %d samples of %d tokens x %d heads is too large",
 				       op->name, q, s, a);
@@ -348,7 +355,7 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 			mm(G, true, false, h, h, T, 1, O, h, dA, h, 0, dWo, h);                  /* dWo = O^T dA */
 			mm(G, true, false, h, 3 * h, T, 1, X, h, dQKV, 3 * h, 0, dWqkv, 3 * h);  /* dWqkv = X^T dQKV */
 		}, W, R);
-	} else if (!strcmp(op->kind, "embedding_bag") && op->nshape == 3) {
+	} else if (id == OP_KIND_EMBEDDING_BAG) {
 		size_t rows = (size_t)sh[0], dim = (size_t)sh[1], bag = (size_t)sh[2];
 		float *table = G.alloc(rows * dim), *out = G.alloc((size_t)q * dim);
 		if (!table || !out)
@@ -361,8 +368,7 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 			bag_scatter_kernel<<<blocks_for((size_t)q * bag * dim), THREADS>>>(table, out, q, rows,
 											 dim, bag);
 		}, W, R);
-	} else if (!strcmp(op->kind, "input") || !strcmp(op->kind, "concat") ||
-		   !strcmp(op->kind, "interaction")) {
+	} else if (id == OP_KIND_INPUT || id == OP_KIND_CONCAT || id == OP_KIND_INTERACTION) {
 		size_t n = (size_t)q * (size_t)(op->out_bytes / 4 + 1);
 		float *a = G.alloc(n), *b = G.alloc(n);
 		if (!a || !b)
@@ -372,8 +378,8 @@ extern "C" enum status pipeopt_profile_cuda(const struct graph *g, int v, int q,
 		}, W, R);
 		c->wgrad = 0;
 	} else {
-		return err_set(err, "graph '%s': operator '%s': no CUDA kernel for kind '%s' (linear, transformer_layer, attention, embedding_bag, gelu, layernorm, input, concat, interaction)",
-			       g->name, op->name, op->kind);
+		return err_set(err, "graph '%s': operator '%s': no CUDA kernel for kind '%s'",
+			       g->name, op->name, op->kind);   /* op_check lets none through */
 	}
 	if (G.status != CUBLAS_STATUS_SUCCESS)
 		return err_set(err, "profile: operator '%s': cuBLAS error: %s", op->name,

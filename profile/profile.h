@@ -1,38 +1,37 @@
 /*
  * Per-operator cost measurement for model graphs: forward, input-gradient
  * and weight-gradient time of each operator at each micro-batch size, from
- * one of several sources behind one interface:
- *   - analytic: FLOPs and bytes against a named device's datasheet rates
- *     (analytic.c);
+ * one of several cost sources behind one table (struct cost_source, found
+ * by name; cost_source.c):
+ *   - analytic: FLOPs and bytes (ops/op_kind.h) against a named device's
+ *     datasheet rates (analytic.c);
  *   - cpu: the operator's kernels run on this machine with OpenBLAS, fp32,
  *     after warm-up runs, the median of repeated runs (cpu.c);
  *   - cuda: the same on the GPU, cuBLAS and small kernels timed with CUDA
- *     events (cuda.cu, built when nvcc is present).
+ *     events (cuda_source.c, cuda.cu built when nvcc is present).
  * The result is a cost table (JSON, format in datasets/README.md, "Cost
  * table") that graph_apply_costs() (graph/costs.c) puts into a graph.
  *
- * Operator kinds and their "shape" (graph.h): linear [n, k] (per sample, n
- * inputs to k outputs), transformer_layer [seq, hidden, ffn, heads],
- * attention [seq, hidden, heads] (the transformer's attention part alone),
- * layernorm [n], gelu [n], concat, input, embedding_bag [rows, dim, bag],
- * interaction. Units: microseconds per micro-batch; bytes per sample.
+ * Operator kinds, their "shape" (graph.h) and which of them the sources
+ * cost: ops/op_kind.h's table (every source costs the same kinds; an
+ * operator of another kind, or with a shape that does not fit, is an
+ * error naming it). Units: microseconds per micro-batch; bytes per sample.
  */
 #ifndef PIPEOPT_PROFILE_H
 #define PIPEOPT_PROFILE_H
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "graph/graph.h"
 #include "common/error.h"
 
-enum profile_source { PROFILE_ANALYTIC, PROFILE_CPU, PROFILE_CUDA };
-
 struct profile_options {
-	enum profile_source source;
-	const char *device;      /* analytic: "h200", "a100", "v100" */
-	int warmup, repeats;     /* cpu: runs before measuring; runs measured */
-	double max_seconds;      /* cpu: one run slower than this stops larger sizes */
+	const char *source;      /* a cost source's name (cost_source_find): "analytic", "cpu", "cuda" */
+	const char *device;      /* for a source that takes one: analytic: "h200", "a100", "v100" */
+	int warmup, repeats;     /* timed sources: runs before measuring; runs measured */
+	double max_seconds;      /* timed sources: one run slower than this stops larger sizes */
 	int nsizes;              /* sizes to profile (0: the graph's) */
 	const int *sizes;
 };
@@ -51,25 +50,48 @@ struct device_rates {
 };
 const struct device_rates *profile_device(const char *name);
 
-/* Whether op v of g is a kind every source knows, with a shape that fits
- * it: the number count per kind above, each number in [1, 1e8], the
- * hidden size a multiple of the heads. Errors name the operator. Every
- * source calls it first (the CUDA one through profile_cuda). */
-enum status profile_check_op(const struct graph *g, int v, struct error *err);
+/*
+ * A cost source. Adding one: a new file defining its entry, and one line in
+ * cost_source.c's table (profile/README.md).
+ */
+struct cost_source {
+	const char *name;        /* "cpu": --device NAME, or NAME:DEVICE when devices is set */
+	const char *summary;     /* one line for help */
+	const char *devices;     /* "h200|a100|v100": the devices it takes after "NAME:"; NULL: none */
+	bool timed;              /* runs kernels: warmup and repeats apply, slow sizes are extrapolated */
+	/* Check the options before any operator (the device is known, the
+	 * library is built); NULL: nothing to check. */
+	enum status (*prepare)(const struct profile_options *o, struct error *err);
+	/* Cost of op v of g at per-device micro-batch q. Unknown kinds, kinds
+	 * without a cost model and bad shapes are errors naming the operator. */
+	enum status (*op_cost)(const struct graph *g, int v, int q, const struct profile_options *o,
+			       struct op_cost *c, struct error *err);
+	/* What the table's "device" says: "this machine, OpenBLAS fp32", "a100". */
+	const char *(*device_text)(const struct profile_options *o);
+};
 
-/* Cost of op v of g at per-device micro-batch q. Unknown kinds and bad
- * shapes are errors naming the operator. */
+/* The source called name (NULL: none); the i-th of cost_source_count(). */
+const struct cost_source *cost_source_find(const char *name);
+const struct cost_source *cost_source_at(int i);
+int cost_source_count(void);
+/* "analytic:h200|a100|v100, cpu, cuda" into buf (truncated to len); returns buf. */
+const char *cost_source_names(char *buf, size_t len);
+
+/* Each source's op_cost, callable alone (the analytic one with its
+ * device's rates). */
 enum status profile_analytic(const struct graph *g, int v, int q, const struct device_rates *d,
 			     struct op_cost *c, struct error *err);
 enum status profile_cpu(const struct graph *g, int v, int q, const struct profile_options *o,
 			struct op_cost *c, struct error *err);
-/* The CUDA source (cuda.cu; without nvcc, a stub that says so); without a
- * GPU at run time: one line saying so. */
+/* The CUDA source (the kernels in cuda.cu's library; without nvcc, it says
+ * so); without a GPU at run time: one line saying so. The operator is
+ * checked before the library loads. */
 enum status profile_cuda(const struct graph *g, int v, int q, const struct profile_options *o,
 			 struct op_cost *c, struct error *err);
-bool profile_cuda_built(void);
 
-/* Profile every operator at every size into a cost table (new reference). */
+/* Profile every operator at every size into a cost table (new reference)
+ * with the source o->source names (an unknown one is an error listing the
+ * registry's names), after its prepare. */
 enum status profile_graph(const struct graph *g, const struct profile_options *o,
 			  json_t **table, struct error *err);
 

@@ -155,6 +155,21 @@ static enum status parse_placement(const struct jr_ctx *c, json_t *root,
 	return STATUS_OK;
 }
 
+/* Edge i of in->edges (its stages in range) is no loop and no duplicate of
+ * an earlier one; key names it. */
+static enum status check_edge(const struct jr_ctx *c, const char *key,
+			      const struct instance *in, int i)
+{
+	if (in->edges[i][0] == in->edges[i][1])
+		return jr_fail(c, key, "edge from stage %d to itself makes a cycle",
+			       in->edges[i][0]);
+	for (int j = 0; j < i; j++)
+		if (in->edges[j][0] == in->edges[i][0] &&
+		    in->edges[j][1] == in->edges[i][1])
+			return jr_fail(c, key, "duplicate of edges[%d]", j);
+	return STATUS_OK;
+}
+
 static enum status parse_edges(const struct jr_ctx *c, json_t *root,
 			       struct instance *in)
 {
@@ -202,13 +217,8 @@ static enum status parse_edges(const struct jr_ctx *c, json_t *root,
 					       s, L - 1);
 			in->edges[i][k] = (int)s;
 		}
-		if (in->edges[i][0] == in->edges[i][1])
-			return jr_fail(c, key, "edge from stage %d to itself makes a cycle",
-				       in->edges[i][0]);
-		for (size_t j = 0; j < i; j++)
-			if (in->edges[j][0] == in->edges[i][0] &&
-			    in->edges[j][1] == in->edges[i][1])
-				return jr_fail(c, key, "duplicate of edges[%zu]", j);
+		if (check_edge(c, key, in, (int)i))
+			return STATUS_ERROR;
 	}
 	return STATUS_OK;
 }
@@ -281,6 +291,20 @@ static enum status parse_comm(const struct jr_ctx *c, json_t *root,
 static enum status check_single_op_memory(const struct jr_ctx *c,
 					  const struct instance *in);
 
+/* Each stage's deltas sum to 0: a micro-batch frees what it holds. */
+static enum status check_memory_sums(const struct jr_ctx *c,
+				     const struct instance *in)
+{
+	for (int l = 0; l < in->stages; l++) {
+		int64_t sum = in->mem[OP_F][l] + in->mem[OP_B][l] +
+			      (in->split_backward ? in->mem[OP_W][l] : 0);
+		if (sum != 0)
+			return jr_fail(c, "memory", "deltas of stage %d sum to %" PRId64 ", expected 0 (%s)",
+				       l, sum, in->split_backward ? "F + B + W" : "F + B");
+	}
+	return STATUS_OK;
+}
+
 static enum status parse_memory(const struct jr_ctx *c, json_t *root,
 				struct instance *in)
 {
@@ -309,13 +333,8 @@ static enum status parse_memory(const struct jr_ctx *c, json_t *root,
 				&in->mem[k]))
 			return STATUS_ERROR;
 	}
-	for (int l = 0; l < in->stages; l++) {
-		int64_t sum = in->mem[OP_F][l] + in->mem[OP_B][l] +
-			      (in->split_backward ? in->mem[OP_W][l] : 0);
-		if (sum != 0)
-			return jr_fail(c, "memory", "deltas of stage %d sum to %" PRId64 ", expected 0 (%s)",
-				       l, sum, in->split_backward ? "F + B + W" : "F + B");
-	}
+	if (check_memory_sums(c, in))
+		return STATUS_ERROR;
 	json_t *lim = json_object_get(mem, "limit");
 	if (!lim)
 		return STATUS_OK;
@@ -516,8 +535,9 @@ static enum status parse_name(const struct jr_ctx *c, json_t *root,
 
 /* The optional "model": what each stage computes, for the executor:
  * {"graph": NAME, "stages": [[{"name": OP, "kind": KIND}, ...] per stage]}
- * with each stage's operators in a topological order. Only its shape is
- * checked here; the executor checks the kinds. */
+ * with each stage's operators in a topological order, read into a struct
+ * stage_model. Only its shape is checked here; the executor checks the
+ * kinds. */
 static enum status parse_model_op(const struct jr_ctx *c, json_t *op, int l, int i)
 {
 	char key[96];
@@ -557,17 +577,25 @@ static enum status parse_model(const struct jr_ctx *c, json_t *root,
 	if ((int)json_array_size(st) != in->stages)
 		return jr_fail(c, "model.stages", "has %zu entries for %d stages",
 			       json_array_size(st), in->stages);
+	in->model = stage_model_new(g ? json_string_value(g) : NULL, in->stages);
+	if (!in->model)
+		return jr_fail(c, "model", "out of memory");
 	for (int l = 0; l < in->stages; l++) {
 		json_t *ops = json_array_get(st, l);
 		if (!json_is_array(ops))
 			return jr_fail(c, "model.stages", "entry %d: expected a list of operators, got %s",
 				       l, jr_type_name(ops));
-		for (int i = 0; i < (int)json_array_size(ops); i++)
-			if (parse_model_op(c, json_array_get(ops, i), l, i))
+		for (int i = 0; i < (int)json_array_size(ops); i++) {
+			json_t *op = json_array_get(ops, i);
+			if (parse_model_op(c, op, l, i))
 				return STATUS_ERROR;
+			if (stage_model_add(in->model, l,
+					    json_string_value(json_object_get(op, "name")),
+					    json_string_value(json_object_get(op, "kind"))))
+				return jr_fail(c, "model", "out of memory");
+		}
 	}
-	in->model = json_deep_copy(m);
-	return in->model ? STATUS_OK : jr_fail(c, "model", "out of memory");
+	return STATUS_OK;
 }
 
 static enum status parse_root(const struct jr_ctx *c, json_t *root,
@@ -591,29 +619,35 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	return STATUS_OK;
 }
 
+enum status instance_from_json(const json_t *root, const char *source,
+			       struct instance **out, struct error *err)
+{
+	struct jr_ctx c = {"instance", source, err};
+	*out = NULL;
+	struct instance *in = calloc(1, sizeof *in);
+	if (!in)
+		return err_set(err, "instance '%s': out of memory", source);
+	/* the parser only reads root; jansson's getters want it non-const */
+	if (parse_root(&c, (json_t *)root, in)) {
+		instance_free(in);
+		return STATUS_ERROR;
+	}
+	*out = in;
+	return STATUS_OK;
+}
+
 enum status instance_parse(const char *text, const char *source,
 			   struct instance **out, struct error *err)
 {
-	struct jr_ctx c = {"instance", source, err};
 	json_error_t jerr;
 	*out = NULL;
 	json_t *root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
 	if (!root)
 		return err_set(err, "instance '%s': line %d, column %d: %s",
 			       source, jerr.line, jerr.column, jerr.text);
-	struct instance *in = calloc(1, sizeof *in);
-	if (!in) {
-		json_decref(root);
-		return err_set(err, "instance '%s': out of memory", source);
-	}
-	enum status st = parse_root(&c, root, in);
+	enum status st = instance_from_json(root, source, out, err);
 	json_decref(root);
-	if (st) {
-		instance_free(in);
-		return st;
-	}
-	*out = in;
-	return STATUS_OK;
+	return st;
 }
 
 enum status instance_read(const char *path, struct instance **out,
@@ -647,7 +681,7 @@ void instance_free(struct instance *in)
 	free(in->succ_start);
 	free(in->succ);
 	free(in->topo);
-	json_decref(in->model);
+	stage_model_free(in->model);
 	free(in);
 }
 
@@ -737,4 +771,312 @@ void instance_digest(const struct instance *in, char out[65])
 	json_decref(j);
 	sha256_hex(text ? text : "", text ? strlen(text) : 0, out);
 	free(text);
+}
+
+/* ---- instances built in code (instance.h: instance_new, instance_finish) ---- */
+
+struct instance *instance_new(const char *name, const struct instance_size *z)
+{
+	int D = z->devices, L = z->stages, E = z->nedges;
+	if (D < 0 || L < 0 || E < 0 || z->microbatches < 0)
+		return NULL;
+	struct instance *in = calloc(1, sizeof *in);
+	if (!in)
+		return NULL;
+	in->devices = D;
+	in->microbatches = z->microbatches;
+	in->chunks = 1;
+	in->stages = L;
+	in->nedges = E;
+	in->split_backward = z->split_backward;
+	in->kinds = z->split_backward ? 3 : 2;
+	in->has_memory = z->has_memory;
+	in->has_limit = z->has_limit;
+	in->objective = OBJ_MAKESPAN;
+	in->name = strdup(name);
+	in->placement = strdup("list");
+	in->stage_device = calloc(L ? L : 1, sizeof *in->stage_device);
+	in->edges = calloc(E ? E : 1, sizeof *in->edges);
+	in->edge_comm = calloc(E ? E : 1, sizeof *in->edge_comm);
+	bool ok = in->name && in->placement && in->stage_device && in->edges && in->edge_comm;
+	for (int k = 0; k < in->kinds; k++) {
+		ok = ok && (in->cost[k] = calloc(L ? L : 1, sizeof(int64_t)));
+		if (z->has_memory)
+			ok = ok && (in->mem[k] = calloc(L ? L : 1, sizeof(int64_t)));
+	}
+	if (z->has_limit)
+		ok = ok && (in->limit = calloc(D ? D : 1, sizeof(int64_t)));
+	if (!ok) {
+		instance_free(in);
+		return NULL;
+	}
+	return in;
+}
+
+/* Every entry of a[n] in [lo, hi], named "key[i]". */
+static enum status check_list(const struct jr_ctx *c, const char *key, const int64_t *a,
+			      int n, int64_t lo, int64_t hi)
+{
+	for (int i = 0; i < n; i++) {
+		char k[128];
+		snprintf(k, sizeof k, "%s[%d]", key, i);
+		if (jr_range(c, k, a[i], lo, hi))
+			return STATUS_ERROR;
+	}
+	return STATUS_OK;
+}
+
+static enum status finish_sizes(const struct jr_ctx *c, const struct instance *in)
+{
+	if (jr_range(c, "devices", in->devices, 1, INST_MAX_DEVICES) ||
+	    jr_range(c, "microbatches", in->microbatches, 1, INST_MAX_MICROBATCHES) ||
+	    jr_range(c, "chunks", in->chunks, 1, INST_MAX_CHUNKS))
+		return STATUS_ERROR;
+	return STATUS_OK;
+}
+
+/* A named placement fixes the stages and their devices (named_device), as
+ * in the parser; a list is checked entry by entry. */
+static enum status finish_placement(const struct jr_ctx *c, struct instance *in)
+{
+	const char *name = in->placement ? in->placement : "";
+	int D = in->devices, L = in->stages;
+	if (strcmp(name, "list") && strcmp(name, "linear") && strcmp(name, "interleaved") &&
+	    strcmp(name, "v"))
+		return jr_fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
+			       name);
+	if (!strcmp(name, "linear") && in->chunks != 1)
+		return jr_fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
+			       in->chunks);
+	if (strcmp(name, "list")) {
+		if (L != (long long)D * in->chunks)
+			return jr_fail(c, "placement", "'%s' with %d chunks on %d devices means %lld stages, but the instance has %d",
+				       name, in->chunks, D, (long long)D * in->chunks, L);
+		for (int l = 0; l < L; l++)
+			in->stage_device[l] = named_device(name, l, D);
+		return STATUS_OK;
+	}
+	if (L < 1 || L > INST_MAX_STAGES)
+		return jr_fail(c, "placement", "list has %d entries, expected 1 to %d stages", L,
+			       INST_MAX_STAGES);
+	if (in->chunks != 1 && L != D * in->chunks)
+		return jr_fail(c, "placement", "list has %d stages but chunks %d on %d devices means %d; omit chunks or match it",
+			       L, in->chunks, D, D * in->chunks);
+	for (int l = 0; l < L; l++)
+		if (in->stage_device[l] < 0 || in->stage_device[l] >= D) {
+			char key[64];
+			snprintf(key, sizeof key, "placement[%d]", l);
+			return jr_fail(c, key, "stage %d is placed on device %d, but no such device runs it (devices are 0..%d)",
+				       l, in->stage_device[l], D - 1);
+		}
+	return STATUS_OK;
+}
+
+static enum status finish_edges(const struct jr_ctx *c, const struct instance *in)
+{
+	if (in->nedges > 16 * INST_MAX_STAGES)
+		return jr_fail(c, "edges", "%d edges exceeds the maximum %d", in->nedges,
+			       16 * INST_MAX_STAGES);
+	for (int i = 0; i < in->nedges; i++) {
+		char key[64];
+		snprintf(key, sizeof key, "edges[%d]", i);
+		for (int k = 0; k < 2; k++)
+			if (in->edges[i][k] < 0 || in->edges[i][k] >= in->stages) {
+				char sub[80];
+				snprintf(sub, sizeof sub, "%s[%d]", key, k);
+				return jr_fail(c, sub, "stage %d does not exist (stages are 0..%d)",
+					       in->edges[i][k], in->stages - 1);
+			}
+		if (check_edge(c, key, in, i))
+			return STATUS_ERROR;
+	}
+	return STATUS_OK;
+}
+
+static enum status finish_costs(const struct jr_ctx *c, struct instance *in)
+{
+	static const char *const keys[] = {"cost.F", "cost.B", "cost.W"};
+	in->kinds = in->split_backward ? 3 : 2;
+	if (!in->split_backward && in->cost[OP_W])
+		return jr_fail(c, "cost.W", "given, but split_backward is false (fold W into B)");
+	for (int k = 0; k < in->kinds; k++) {
+		if (!in->cost[k])
+			return jr_fail(c, keys[k], k == OP_W ? "required when split_backward is true"
+							       : "required key is missing");
+		/* F and B must take time; W may be free. */
+		if (check_list(c, keys[k], in->cost[k], in->stages, k == OP_W ? 0 : 1,
+			       INST_MAX_DURATION))
+			return STATUS_ERROR;
+	}
+	return STATUS_OK;
+}
+
+static enum status finish_memory(const struct jr_ctx *c, const struct instance *in)
+{
+	static const char *const keys[] = {"memory.F", "memory.B", "memory.W"};
+	if (!in->has_memory)
+		return in->has_limit ? jr_fail(c, "memory.limit", "given, but no memory deltas are")
+				     : STATUS_OK;
+	for (int k = 0; k < OP_KINDS; k++) {
+		if (k == OP_W && !in->split_backward) {
+			if (in->mem[k])
+				return jr_fail(c, keys[k], "given, but split_backward is false");
+			continue;
+		}
+		if (!in->mem[k])
+			return jr_fail(c, keys[k], "required when memory is given");
+		if (check_list(c, keys[k], in->mem[k], in->stages,
+			       k == OP_F ? 0 : -INST_MAX_DELTA, INST_MAX_DELTA))
+			return STATUS_ERROR;
+	}
+	if (check_memory_sums(c, in))
+		return STATUS_ERROR;
+	if (!in->has_limit)
+		return STATUS_OK;
+	if (!in->limit)
+		return jr_fail(c, "memory.limit", "required when has_limit is set");
+	if (check_list(c, "memory.limit", in->limit, in->devices, 0, INST_MAX_LIMIT))
+		return STATUS_ERROR;
+	return check_single_op_memory(c, in);
+}
+
+static enum status finish_objective(const struct jr_ctx *c, const struct instance *in)
+{
+	if (in->objective != OBJ_MAKESPAN && in->objective != OBJ_SPAN)
+		return jr_fail(c, "objective", "unknown objective %d (expected makespan or span)",
+			       (int)in->objective);
+	return STATUS_OK;
+}
+
+static enum status finish_model(const struct jr_ctx *c, const struct instance *in)
+{
+	const struct stage_model *m = in->model;
+	if (!m)
+		return STATUS_OK;
+	if (m->nstages != in->stages)
+		return jr_fail(c, "model.stages", "has %d entries for %d stages", m->nstages,
+			       in->stages);
+	for (int l = 0; l < m->nstages; l++)
+		for (int i = 0; i < m->stages[l].nops; i++)
+			if (!m->stages[l].ops[i].name || !m->stages[l].ops[i].kind) {
+				char key[96];
+				snprintf(key, sizeof key, "model.stages[%d][%d]", l, i);
+				return jr_fail(c, key, "\"%s\" must be a string, got nothing",
+					       m->stages[l].ops[i].name ? "kind" : "name");
+			}
+	return STATUS_OK;
+}
+
+/* The derived fields, so that instance_finish() may run again after an edit. */
+static void drop_derived(struct instance *in)
+{
+	free(in->pred_start);
+	free(in->pred);
+	free(in->succ_start);
+	free(in->succ);
+	free(in->topo);
+	in->pred_start = in->succ_start = in->topo = NULL;
+	in->pred = in->succ = NULL;
+}
+
+/* The parser's order: sizes, placement, edges, costs, size, comm, memory,
+ * objective, model; then the same derivation (adjacency, topological order). */
+enum status instance_finish(struct instance *in, const char *source, struct error *err)
+{
+	struct jr_ctx c = {"instance", source, err};
+	drop_derived(in);
+	if (!in->name)
+		return jr_fail(&c, "name", "required key is missing");
+	if (finish_sizes(&c, in) || finish_placement(&c, in) || finish_edges(&c, in) ||
+	    finish_costs(&c, in) || check_size(&c, in) ||
+	    check_list(&c, "comm", in->edge_comm, in->nedges, 0, INST_MAX_DURATION) ||
+	    finish_memory(&c, in) || finish_objective(&c, in) || finish_model(&c, in) ||
+	    build_adjacency(&c, in) || order_stages(&c, in))
+		return STATUS_ERROR;
+	return STATUS_OK;
+}
+
+/* ---- writing ---- */
+
+static json_t *model_json(const struct stage_model *m)
+{
+	json_t *stages = json_array(), *root = json_object();
+	int bad = !stages || !root;
+	for (int l = 0; !bad && l < m->nstages; l++) {
+		json_t *ops = json_array();
+		for (int i = 0; i < m->stages[l].nops; i++)
+			bad |= json_array_append_new(ops, json_pack("{s:s,s:s}",
+				"name", m->stages[l].ops[i].name, "kind", m->stages[l].ops[i].kind));
+		bad |= json_array_append_new(stages, ops);
+	}
+	if (m->graph)
+		bad |= json_object_set_new(root, "graph", json_string(m->graph));
+	bad |= json_object_set_new(root, "stages", stages);
+	if (bad) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+static json_t *kinds_json(int64_t *const a[OP_KINDS], int kinds, int n)
+{
+	json_t *o = json_object();
+	for (int k = 0; o && k < kinds; k++)
+		if (json_object_set_new(o, op_kind_name(k), int_list(a[k], n))) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+json_t *instance_to_json(const struct instance *in)
+{
+	json_t *root = json_object(), *place, *edges = json_array();
+	int bad = !root;
+	if (strcmp(in->placement, "list")) {
+		place = json_string(in->placement);
+	} else {
+		place = json_array();
+		for (int l = 0; l < in->stages; l++)
+			bad |= json_array_append_new(place, json_integer(in->stage_device[l]));
+	}
+	for (int e = 0; e < in->nedges; e++)
+		bad |= json_array_append_new(edges, json_pack("[ii]", in->edges[e][0], in->edges[e][1]));
+	bad |= json_object_set_new(root, "name", json_string(in->name));
+	bad |= json_object_set_new(root, "devices", json_integer(in->devices));
+	bad |= json_object_set_new(root, "microbatches", json_integer(in->microbatches));
+	if (in->chunks != 1)
+		bad |= json_object_set_new(root, "chunks", json_integer(in->chunks));
+	bad |= json_object_set_new(root, "placement", place);
+	bad |= json_object_set_new(root, "edges", edges);
+	bad |= json_object_set_new(root, "split_backward", json_boolean(in->split_backward));
+	bad |= json_object_set_new(root, "cost", kinds_json(in->cost, in->kinds, in->stages));
+	bad |= json_object_set_new(root, "comm", int_list(in->edge_comm, in->nedges));
+	if (in->has_memory) {
+		json_t *mem = kinds_json(in->mem, in->kinds, in->stages);
+		if (mem && in->has_limit)
+			bad |= json_object_set_new(mem, "limit", int_list(in->limit, in->devices));
+		bad |= json_object_set_new(root, "memory", mem);
+	}
+	bad |= json_object_set_new(root, "objective",
+				   json_string(in->objective == OBJ_SPAN ? "span" : "makespan"));
+	if (in->model)
+		bad |= json_object_set_new(root, "model", model_json(in->model));
+	if (bad) {
+		json_decref(root);
+		return NULL;
+	}
+	return root;
+}
+
+enum status instance_write(const struct instance *in, const char *path, struct error *err)
+{
+	json_t *j = instance_to_json(in);
+	char *text = j ? json_dumps(j, JSON_INDENT(1)) : NULL;
+	json_decref(j);
+	enum status st = text ? file_write_atomic(path, text, strlen(text), err)
+			      : err_set(err, "output '%s': out of memory", path);
+	free(text);
+	return st;
 }

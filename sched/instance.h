@@ -9,8 +9,9 @@
  *     id = (kind * L + stage) * M + mb,   0 <= id < kinds * L * M,
  * with kinds = 3 when the backward is split (F, B, W) and 2 otherwise (F, B).
  *
- * Ownership: instance_read() and instance_from_json() return an instance the
- * caller frees with instance_free(); every array inside belongs to it.
+ * Ownership: instance_read(), instance_parse(), instance_from_json() and
+ * instance_new() return an instance the caller frees with instance_free();
+ * every array inside belongs to it, and so does its model.
  */
 #ifndef PIPEOPT_INSTANCE_H
 #define PIPEOPT_INSTANCE_H
@@ -20,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "sched/stage_model.h"
 
 enum op_kind { OP_F = 0, OP_B = 1, OP_W = 2 };
 #define OP_KINDS 3
@@ -67,9 +69,10 @@ struct instance {
 	int64_t *limit;            /* [D] memory units; NULL if none */
 
 	enum objective objective;
-	json_t *model;             /* optional "model" (what each stage computes,
-	                              for the executor), as read; not part of the
-	                              problem, so not in the canonical JSON */
+	struct stage_model *model; /* optional "model" (what each stage
+	                              computes, for the executor), or NULL; not
+	                              part of the problem, so not in the
+	                              canonical JSON or the digest */
 
 	/* Derived, read-only: the stage DAG in both directions (CSR) and a
 	 * topological order of the stages. */
@@ -89,6 +92,52 @@ enum status instance_read(const char *path, struct instance **out,
 /* Parse an instance from JSON text; `source` names it in messages. */
 enum status instance_parse(const char *text, const char *source,
 			   struct instance **out, struct error *err);
+
+/* The same from a JSON value (the parser's core; root stays the caller's). */
+enum status instance_from_json(const json_t *root, const char *source,
+			       struct instance **out, struct error *err);
+
+/*
+ * Building an instance in code (partition/bridge.c does): instance_new()
+ * allocates one for the given sizes, every array zeroed: placement "list"
+ * (stage_device all 0), chunks 1, objective makespan, cost[k] and, with
+ * has_memory, mem[k] for the kinds split_backward gives, limit with
+ * has_limit, no model. Fill the primary fields (everything above the
+ * derived ones), then call instance_finish(), which checks them as the
+ * parser checks a file (the same limits and rules, in the parser's words,
+ * each value named by its entry: "cost.F[2]: 0 is below the minimum 1"),
+ * sets kinds and a named placement's stage_device as the parser does, and
+ * computes the derived fields with the parser's own functions. An instance
+ * that passed instance_finish() equals, field by field, the one its
+ * instance_to_json() parses back to.
+ */
+struct instance_size {
+	int devices;               /* D */
+	int stages;                /* L */
+	int nedges;
+	int microbatches;          /* M */
+	bool split_backward;
+	bool has_memory, has_limit;
+};
+
+/* NULL when out of memory or a size is negative. */
+struct instance *instance_new(const char *name, const struct instance_size *size);
+
+/* Check and derive (see above); `source` names the instance in messages.
+ * On failure the instance is still the caller's to free. */
+enum status instance_finish(struct instance *in, const char *source,
+			    struct error *err);
+
+/* The instance as an instance file's JSON (FORMATS.md; new reference, NULL
+ * when out of memory): name, devices, microbatches, chunks (when not 1),
+ * placement (its name, or the list), edges, split_backward, cost, comm,
+ * memory (when given), objective, model (when given), in that order. */
+json_t *instance_to_json(const struct instance *in);
+
+/* Write instance_to_json() to path (indented by 1, as `pipeopt partition
+ * -o` writes; "-" is stdout), atomically. */
+enum status instance_write(const struct instance *in, const char *path,
+			   struct error *err);
 
 void instance_free(struct instance *inst);
 

@@ -1,7 +1,9 @@
 /*
  * When an op can start, given the end times of the ops already timed: the
  * dependency rule of DESIGN.md in one place, shared by the simulator
- * (sim.c) and the GA's decoder (ga/decode.c).
+ * (sim.c) and the GA's decoder (ga/decode.c); and, without times, whether
+ * its inputs are done, for the executor's workers (exec/exec.c and
+ * exec/cuda_exec.cu; C and CUDA C++).
  *
  * Dependencies of micro-batch j, with lag = the stage edge's comm across
  * devices, else 0:
@@ -12,6 +14,7 @@
 #ifndef PIPEOPT_READY_H
 #define PIPEOPT_READY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "sched/instance.h"
@@ -63,6 +66,31 @@ static inline int64_t op_ready_time(const struct instance *in,
 		return -1;
 	}
 	return end[b] > t ? end[b] : t;
+}
+
+/*
+ * Whether op (k,l,j)'s inputs are done, by the same rule without times or
+ * lags: fdone and bdone flag F and B of (stage, micro-batch) at index
+ * stage * M + j.
+ */
+static inline bool op_inputs_done(const struct instance *in, const unsigned char *fdone,
+				  const unsigned char *bdone, int k, int l, int j)
+{
+	int M = in->microbatches;
+	if (k == OP_W)
+		return bdone[(size_t)l * M + j];
+	if (k == OP_B) {
+		if (!fdone[(size_t)l * M + j])
+			return false;
+		for (int i = in->succ_start[l]; i < in->succ_start[l + 1]; i++)
+			if (!bdone[(size_t)in->succ[i].stage * M + j])
+				return false;
+		return true;
+	}
+	for (int i = in->pred_start[l]; i < in->pred_start[l + 1]; i++)
+		if (!fdone[(size_t)in->pred[i].stage * M + j])
+			return false;
+	return true;
 }
 
 /* The stages whose ops may wait for op kind k of stage l: [*from, *to) in

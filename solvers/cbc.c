@@ -24,7 +24,7 @@
  * nowhere otherwise. Progress is reported once, at the end: the C interface
  * only reports progress through log messages, which are off when silent.
  */
-#include "solvers/solver.h"
+#include "solvers/backend.h"
 
 #include "common/clock.h"
 

@@ -12,15 +12,18 @@
  */
 #include "solvers/exact.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "formulate/schedule_milp.h"
 #include "sched/bound.h"
 #include "common/clock.h"
 #include "sched/family.h"
 #include "sched/sim.h"
+#include "solvers/backend.h"
 
 
 /* Keep s if it is valid and better than the best so far (takes s). */
@@ -88,6 +91,25 @@ static enum status export_model(const struct milp *m, const char *path, bool lp,
 	return st;
 }
 
+/*
+ * One exact solve's context: what every step of the MILP stage reads, and
+ * the model of the pass under way.
+ */
+struct exact_run {
+	const struct instance *in;
+	const struct exact_options *o;
+	struct sim *sim;
+	struct exact_result *r;
+	struct error *err;
+	double t0;                        /* seconds: clock_seconds() at the start */
+	const struct solver_backend *b;   /* the chosen backend */
+	const struct opgraph *g;
+	/* the current pass (milp_pass) */
+	const struct sched_milp *sm;
+	const double *start;              /* [ncols] MIP start, or NULL */
+	double time_limit;                /* seconds for the pass; 0: none */
+};
+
 struct attempt {
 	struct solver_result res;
 	struct schedule *decoded;
@@ -95,27 +117,27 @@ struct attempt {
 	bool decoded_ok;
 };
 
-/* Solve the model with one backend; decode and re-simulate its solution. */
-static enum status run_backend(const struct solver_backend *b,
-			       const struct sched_milp *sm, const double *start,
-			       const struct exact_options *o, double time_limit,
-			       struct sim *sim, struct attempt *a, struct error *err)
+/* Solve the pass's model with backend b; decode and re-simulate its
+ * solution. */
+static enum status run_backend(const struct exact_run *x, const struct solver_backend *b,
+			       struct attempt *a)
 {
+	const struct exact_options *o = x->o;
 	struct solver_options so = {
-		.time_limit = time_limit, .threads = o->threads > 0 ? o->threads : 1,
-		.abs_gap = 0.999, .start = start, .verbose = o->verbose,
+		.time_limit = x->time_limit, .threads = o->threads > 0 ? o->threads : 1,
+		.abs_gap = 0.999, .start = x->start, .verbose = o->verbose,
 		.progress = o->progress, .progress_ctx = o->progress_ctx};
 	memset(a, 0, sizeof *a);
-	if (solver_solve_isolated(b, sm->milp, &so, &a->res, err))
+	if (solver_solve_isolated(b, x->sm->milp, &so, &a->res, x->err))
 		return STATUS_ERROR;
 	if (!a->res.has_solution)
 		return STATUS_OK;
 	struct sim_result sr;
-	if (sched_milp_decode(sm, a->res.x, &a->decoded, err))
+	if (sched_milp_decode(x->sm, a->res.x, &a->decoded, x->err))
 		return STATUS_ERROR;
 	/* Earliest times from the decoded orders are never later than the
 	 * solution's, so the simulated objective is at most the solver's. */
-	if (sim_run(sim, a->decoded, &sr, NULL) == STATUS_OK &&
+	if (sim_run(x->sim, a->decoded, &sr, NULL) == STATUS_OK &&
 	    (double)sr.objective <= a->res.objective + 1e-6) {
 		a->decoded_ok = true;
 		a->decoded_objective = sr.objective;
@@ -136,11 +158,12 @@ static void attempt_release(struct attempt *a)
  * re-simulated) replaces the heuristic one; the solver's bound, rounded up
  * (objectives are integers), raises the proven lower bound.
  */
-static enum status absorb(struct exact_result *r, struct attempt *a,
-			  const struct solver_backend *b, struct error *err)
+static enum status absorb(const struct exact_run *x, struct attempt *a)
 {
+	struct exact_result *r = x->r;
+	const struct solver_backend *b = x->b;
 	if (a->res.outcome == OUTCOME_INFEASIBLE || a->res.outcome == OUTCOME_UNBOUNDED)
-		return err_set(err, "%s reports the model %s, but the schedule of '%s' (objective %lld) lies in it: a solver or formulation defect",
+		return err_set(x->err, "%s reports the model %s, but the schedule of '%s' (objective %lld) lies in it: a solver or formulation defect",
 			       b->name, outcome_name(a->res.outcome), r->heuristic,
 			       (long long)r->heuristic_objective);
 	if (a->decoded_ok && a->decoded_objective < r->objective) {
@@ -166,13 +189,10 @@ static enum status absorb(struct exact_result *r, struct attempt *a,
 }
 
 /* Solve the same model with the other backend and compare. */
-static enum status cross_check(const struct solver_backend *first,
-			       const struct sched_milp *sm, const double *start,
-			       const struct exact_options *o, double time_limit,
-			       struct sim *sim, const struct attempt *a1,
-			       struct exact_result *r, struct error *err)
+static enum status cross_check(const struct exact_run *x, const struct attempt *a1)
 {
-	const struct solver_backend *b = NULL;
+	const struct solver_backend *first = x->b, *b = NULL;
+	struct exact_result *r = x->r;
 	for (int i = 0; i < solver_count(); i++)
 		if (solver_at(i) != first)
 			b = solver_at(i);
@@ -180,11 +200,11 @@ static enum status cross_check(const struct solver_backend *first,
 	if (!b)
 		return STATUS_OK;
 	struct attempt a2;
-	enum status st = run_backend(b, sm, start, o, time_limit, sim, &a2, err);
+	enum status st = run_backend(x, b, &a2);
 	if (st == STATUS_OK && a1->res.outcome == OUTCOME_OPTIMAL &&
 	    a2.res.outcome == OUTCOME_OPTIMAL) {
 		if (fabs(a1->res.objective - a2.res.objective) > 0.5)
-			st = err_set(err, "cross-check failed: %s proves %.6g optimal, %s proves %.6g",
+			st = err_set(x->err, "cross-check failed: %s proves %.6g optimal, %s proves %.6g",
 				     first->name, a1->res.objective, b->name, a2.res.objective);
 		else
 			r->cross_check = "agreed";
@@ -196,56 +216,87 @@ static enum status cross_check(const struct solver_backend *first,
 	return st;
 }
 
-/* One MILP pass: build the formulation with the current best schedule as
- * the horizon's source and MIP start, solve, absorb. */
-static enum status milp_pass(const struct instance *in, const struct opgraph *g,
-			     enum formulation form, const struct solver_backend *b,
-			     const struct exact_options *o, double time_limit,
-			     bool first, struct sim *sim, struct exact_result *r,
-			     struct error *err)
+/* The MIP start: the current best schedule's point, or NULL when it lies
+ * outside the model (e.g. not FIFO) or memory runs out. */
+static double *start_point(const struct exact_run *x, const struct sched_milp *sm)
 {
-	r->horizon = exact_horizon(in, r->objective);
-	struct sched_milp *sm = sched_milp_build(in, g, form, r->horizon, r->bound,
-						 r->objective, err);
+	double *start = malloc(sm->milp->ncols * sizeof(double));
+	struct sim_result sr;
+	if (!start)
+		return NULL;
+	sim_run(x->sim, x->r->schedule, &sr, NULL);
+	if (!sched_milp_point(sm, x->r->schedule, &sr, start)) {
+		free(start);
+		return NULL;
+	}
+	return start;
+}
+
+/* One MILP pass: build the formulation with the current best schedule as
+ * the horizon's source and MIP start, solve, absorb. The first pass
+ * exports the model when asked. */
+static enum status milp_pass(struct exact_run *x, const struct formulation *form,
+			     double time_limit, bool first)
+{
+	const struct exact_options *o = x->o;
+	struct exact_result *r = x->r;
+	r->horizon = exact_horizon(x->in, r->objective);
+	struct sched_milp *sm = sched_milp_build(x->in, x->g, form, r->horizon, r->bound,
+						 r->objective, x->err);
 	if (!sm)
 		return STATUS_ERROR;
 	enum status st = STATUS_OK;
-	double *start = malloc(sm->milp->ncols * sizeof(double));
+	double *start = NULL;
 	struct attempt a = {0};
-	r->formulation = formulation_name(form);
+	r->formulation = form->name;
 	r->columns = sm->milp->ncols;
 	r->rows = sm->milp->nrows;
 	r->binaries = milp_binaries(sm->milp);
 	if (first && o->write_lp)
-		st = export_model(sm->milp, o->write_lp, true, err);
+		st = export_model(sm->milp, o->write_lp, true, x->err);
 	if (!st && first && o->write_mps)
-		st = export_model(sm->milp, o->write_mps, false, err);
-	if (!st && start) {
-		struct sim_result sr;
-		sim_run(sim, r->schedule, &sr, NULL);
-		if (!sched_milp_point(sm, r->schedule, &sr, start)) {
-			free(start);
-			start = NULL;   /* outside the model (e.g. not FIFO): no start */
-		}
-	}
+		st = export_model(sm->milp, o->write_mps, false, x->err);
 	if (!st)
-		st = run_backend(b, sm, start, o, time_limit, sim, &a, err);
+		start = start_point(x, sm);
+	x->sm = sm;
+	x->start = start;
+	x->time_limit = time_limit;
 	if (!st)
-		st = absorb(r, &a, b, err);
+		st = run_backend(x, x->b, &a);
+	if (!st)
+		st = absorb(x, &a);
 	if (!st && o->cross_check)
-		st = cross_check(b, sm, start, o, time_limit, sim, &a, r, err);
+		st = cross_check(x, &a);
+	x->sm = NULL;
+	x->start = NULL;
 	attempt_release(&a);
 	free(start);
 	sched_milp_free(sm);
 	return st;
 }
 
-static double remaining(const struct exact_options *o, double t0)
+static double remaining(const struct exact_run *x)
 {
-	if (o->time_limit <= 0)
+	if (x->o->time_limit <= 0)
 		return 0;   /* no limit */
-	double left = o->time_limit - (clock_seconds() - t0);
+	double left = x->o->time_limit - (clock_seconds() - x->t0);
 	return left < 0.05 ? 0.05 : left;
+}
+
+/* The formulation the caller named, or NULL for the automatic choice;
+ * an unknown name is an error that lists the known ones. */
+static enum status chosen_formulation(const struct exact_run *x,
+				      const struct formulation **form)
+{
+	const char *name = x->o->formulation;
+	char known[128];
+	*form = NULL;
+	if (!name || !strcmp(name, "auto"))
+		return STATUS_OK;
+	if ((*form = formulation_find(name)))
+		return STATUS_OK;
+	return err_set(x->err, "unknown formulation '%s' (known: %s, auto)", name,
+		       formulation_names(known, sizeof known, ", "));
 }
 
 /*
@@ -258,32 +309,40 @@ static double remaining(const struct exact_options *o, double t0)
  * horizon is small enough, it gets the rest, started from the best
  * schedule so far; otherwise the disjunctive model continues.
  */
-static enum status solve_milp(const struct instance *in, const struct exact_options *o,
-			      struct sim *sim, struct exact_result *r, double t0,
-			      struct error *err)
+static enum status milp_auto(struct exact_run *x)
 {
-	const struct solver_backend *b = solver_find(o->solver ? o->solver : "cbc");
-	if (!b)
-		return err_set(err, "unknown solver '%s' (known: cbc, glpk)", o->solver);
-	struct opgraph *g = opgraph_new(in, err);
+	const struct formulation *dj = formulation_find("disjunctive");
+	const struct formulation *ti = formulation_find("time-indexed");
+	struct exact_result *r = x->r;
+	assert(dj && ti && ti->size);
+	double share = x->o->time_limit > 0 ? remaining(x) / 3 : 0;
+	enum status st = milp_pass(x, dj, share, true);
+	if (!st && r->bound < r->objective) {
+		long size = ti->size(x->g, exact_horizon(x->in, r->objective));
+		const struct formulation *next = size > 0 && size <= AUTO_TIME_INDEXED_MAX ?
+			ti : dj;
+		st = milp_pass(x, next, remaining(x), false);
+		r->formulation = next == ti ? "disjunctive, then time-indexed" : "disjunctive";
+	}
+	return st;
+}
+
+static enum status solve_milp(struct exact_run *x)
+{
+	const char *solver = x->o->solver ? x->o->solver : "cbc";
+	const struct formulation *form;
+	char known[64];
+	if (!(x->b = solver_find(solver)))
+		return err_set(x->err, "unknown solver '%s' (known: %s)", x->o->solver,
+			       solver_names(known, sizeof known, ", "));
+	if (chosen_formulation(x, &form))
+		return STATUS_ERROR;
+	struct opgraph *g = opgraph_new(x->in, x->err);
 	if (!g)
 		return STATUS_ERROR;
-	enum status st;
-	if (o->formulation != CHOOSE_AUTO) {
-		st = milp_pass(in, g, (enum formulation)o->formulation, b, o,
-			       remaining(o, t0), true, sim, r, err);
-	} else {
-		double share = o->time_limit > 0 ? remaining(o, t0) / 3 : 0;
-		st = milp_pass(in, g, FORM_DISJUNCTIVE, b, o, share, true, sim, r, err);
-		if (!st && r->bound < r->objective) {
-			long size = time_indexed_size(g, exact_horizon(in, r->objective));
-			enum formulation next = size > 0 && size <= AUTO_TIME_INDEXED_MAX ?
-				FORM_TIME_INDEXED : FORM_DISJUNCTIVE;
-			st = milp_pass(in, g, next, b, o, remaining(o, t0), false, sim, r, err);
-			r->formulation = next == FORM_TIME_INDEXED ?
-				"disjunctive, then time-indexed" : "disjunctive";
-		}
-	}
+	x->g = g;
+	enum status st = form ? milp_pass(x, form, remaining(x), true) : milp_auto(x);
+	x->g = NULL;
 	opgraph_free(g);
 	return st;
 }
@@ -310,7 +369,9 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		r->bound = r->objective;
 		r->certified_by = "bound";
 	} else {
-		st = solve_milp(in, o, sim, r, t0, err);
+		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,
+				      .t0 = t0};
+		st = solve_milp(&x);
 	}
 	sim_free(sim);
 	if (st) {

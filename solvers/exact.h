@@ -14,20 +14,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "formulate/schedule_milp.h"
+#include "formulate/formulation.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 #include "solvers/solver.h"
 
-enum formulation_choice {
-	CHOOSE_DISJUNCTIVE = FORM_DISJUNCTIVE,
-	CHOOSE_TIME_INDEXED = FORM_TIME_INDEXED,
-	CHOOSE_AUTO,
-};
-
 struct exact_options {
-	const char *solver;                 /* "cbc" (default) or "glpk" */
-	enum formulation_choice formulation;
+	const char *solver;                 /* a registry name (solver.h); NULL: "cbc" */
+	const char *formulation;            /* a registry name (formulation.h), or
+	                                       NULL or "auto": the automatic choice */
 	double time_limit;                  /* seconds for the whole solve; <= 0: none */
 	int threads;
 	bool cross_check;                   /* also solve with the other backend */
@@ -54,7 +49,8 @@ struct exact_result {
 	/* the MILP, when one was solved */
 	bool solved;
 	char solver[16], solver_version[32];
-	const char *formulation;     /* "disjunctive", "time-indexed" */
+	const char *formulation;     /* the formulation's name, or "disjunctive,
+	                                then time-indexed" (auto) */
 	const char *solver_outcome;
 	long nodes;
 	double solver_seconds;

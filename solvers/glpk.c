@@ -24,7 +24,7 @@
  * worker thread while the caller waits for it (on each new incumbent and at
  * most once a second otherwise), and once more from the caller at the end.
  */
-#include "solvers/solver.h"
+#include "solvers/backend.h"
 
 #include "common/clock.h"
 

@@ -10,7 +10,7 @@
  * The child writes its result through a pipe: a fixed header, then the
  * solution vector.
  */
-#include "solvers/solver.h"
+#include "solvers/backend.h"
 
 #include "common/clock.h"
 

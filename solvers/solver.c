@@ -1,8 +1,12 @@
 /* The solver registry and shared helpers. */
 #include "solvers/solver.h"
 
+#include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "solvers/backend.h"
 
 static const struct solver_backend *const backends[] = {&solver_cbc, &solver_glpk};
 
@@ -13,6 +17,7 @@ int solver_count(void)
 
 const struct solver_backend *solver_at(int i)
 {
+	assert(i >= 0 && i < solver_count());
 	return backends[i];
 }
 
@@ -24,13 +29,16 @@ const struct solver_backend *solver_find(const char *name)
 	return NULL;
 }
 
-const char *outcome_name(enum outcome o)
+const char *solver_names(char *buf, size_t n, const char *sep)
 {
-	static const char *const names[] = {
-		[OUTCOME_OPTIMAL] = "optimal", [OUTCOME_FEASIBLE] = "feasible",
-		[OUTCOME_TIME_LIMIT] = "time_limit", [OUTCOME_INFEASIBLE] = "infeasible",
-		[OUTCOME_UNBOUNDED] = "unbounded", [OUTCOME_NO_SOLUTION] = "no_solution"};
-	return names[o];
+	size_t len = 0;
+	assert(buf && n > 0);
+	buf[0] = '\0';
+	for (int i = 0; i < solver_count() && len < n; i++) {
+		int k = snprintf(buf + len, n - len, "%s%s", i ? sep : "", backends[i]->name);
+		len += k > 0 ? (size_t)k : 0;
+	}
+	return buf;
 }
 
 void solver_result_release(struct solver_result *r)
@@ -39,4 +47,9 @@ void solver_result_release(struct solver_result *r)
 		return;
 	free(r->x);
 	r->x = NULL;
+}
+
+const char *solver_name_at(int i)
+{
+	return i >= 0 && i < solver_count() ? solver_at(i)->name : NULL;
 }

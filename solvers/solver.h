@@ -4,26 +4,21 @@
  * feasible, infeasible, ...), which is a result, not an error: only a
  * failure to run the solver at all returns STATUS_ERROR.
  *
- * Adding a solver (HiGHS, SCIP) is one new file and one line in solver.c.
+ * A backend is an opaque handle here; its table is private (backend.h,
+ * which also says how to add one).
  */
 #ifndef PIPEOPT_SOLVER_H
 #define PIPEOPT_SOLVER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "formulate/milp.h"
 #include "common/error.h"
+#include "sched/verdict.h"
 
-enum outcome {
-	OUTCOME_OPTIMAL,      /* proven optimal (within the gap tolerance) */
-	OUTCOME_FEASIBLE,     /* stopped with a solution, not proven optimal */
-	OUTCOME_TIME_LIMIT,   /* the time limit stopped it (solution or not) */
-	OUTCOME_INFEASIBLE,   /* proven infeasible */
-	OUTCOME_UNBOUNDED,    /* unbounded (or infeasible-or-unbounded) */
-	OUTCOME_NO_SOLUTION,  /* stopped otherwise without a solution */
-};
-
-const char *outcome_name(enum outcome o);   /* "optimal", "time_limit", ... */
+/* enum outcome and outcome_name: sched/verdict.h (one vocabulary for
+ * solves, searches, families and sweeps). */
 
 struct solver_options {
 	double time_limit;        /* seconds of wall-clock time; <= 0: none */
@@ -50,12 +45,7 @@ struct solver_result {
 
 void solver_result_release(struct solver_result *r);   /* frees x */
 
-struct solver_backend {
-	const char *name;                 /* "glpk", "cbc" */
-	const char *(*version)(void);     /* e.g. "5.0", "2.10.8" */
-	enum status (*solve)(const struct milp *m, const struct solver_options *o,
-			     struct solver_result *r, struct error *err);
-};
+struct solver_backend;   /* a backend (backend.h), from the registry below */
 
 /* Run b->solve in a child process (isolate.c): a crash or a solver that
  * overruns its time limit (killed after a grace period: outcome
@@ -66,13 +56,16 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 				  const struct solver_options *o,
 				  struct solver_result *r, struct error *err);
 
-/* Registry. solver_find returns NULL for an unknown name. */
+/* Registry. solver_at asserts 0 <= i < solver_count(); solver_find
+ * returns NULL for an unknown name. */
 int solver_count(void);
 const struct solver_backend *solver_at(int i);
 const struct solver_backend *solver_find(const char *name);
 
-/* The backends (one file each). */
-extern const struct solver_backend solver_glpk;
-extern const struct solver_backend solver_cbc;
+/* The registered names joined by sep ("cbc|glpk" for "|"), for help
+ * texts and errors; truncated to fit buf [n]. Returns buf. */
+const char *solver_names(char *buf, size_t n, const char *sep);
+/* The i-th backend's name, NULL past the end (an OPT_CHOICE enumerator). */
+const char *solver_name_at(int i);
 
 #endif

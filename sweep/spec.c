@@ -12,7 +12,8 @@
 #include "common/fileio.h"
 #include "common/json_read.h"
 #include "sched/instance.h"
-#include "solvers/solver.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 
 struct ctx {
 	const char *source, *dir;
@@ -117,101 +118,86 @@ static enum status parse_seeds(const struct ctx *c, const char *key, json_t *v,
 	return STATUS_OK;
 }
 
-static enum status parse_time_limit(const struct ctx *c, const char *key, json_t *o,
-				    double dflt, double *out)
+/* The method entry's one key that names a registered method. */
+static enum status method_of(const struct ctx *c, const char *key, json_t *o,
+			     const struct method **out)
 {
-	json_t *v = json_object_get(o, "time_limit");
-	*out = dflt;
-	if (v && !number_in(v, 1e-3, 1e7, out))
-		return fail(c, key, "time_limit: expected seconds from 0.001 to 1e7");
+	const char *k, *names[64];
+	json_t *v;
+	int found = 0, n = 0;
+	char list[256], dym[128];
+	json_object_foreach(o, k, v) {
+		if (!strcmp(k, "name"))
+			continue;
+		if (method_find(k)) {
+			*out = method_find(k);
+			found++;
+			continue;
+		}
+		for (n = 0; n < method_count() && n < 64; n++)
+			names[n] = method_at(n)->name;
+		char where[96];
+		snprintf(where, sizeof where, "%s.%s", key, k);
+		return fail(c, where, "unknown key%s", opts_did_you_mean(opts_suggest(k, names, n),
+									 dym, sizeof dym));
+	}
+	if (found != 1)
+		return fail(c, key, "give exactly one of %s",
+			    opts_names(method_name_at, list, sizeof list));
 	return STATUS_OK;
 }
 
-static enum status parse_solver(const struct ctx *c, const char *key, json_t *o,
-				struct sweep_method *m)
+/* A method: {"name": N, "METHOD": {settings}}, or "family": NAME for
+ * {"family": {"family": NAME}}. The settings are read by the method's own
+ * option table (methods/), the same one the command line reads; "seeds"
+ * (one task per seed) belongs to the sweep. */
+static enum status parse_method(const struct ctx *c, json_t *o, int i, struct sweep_method *m,
+				double cap)
 {
-	json_t *v = json_object_get(o, "solver");
-	const char *name = v ? json_string_value(v) : "cbc";
-	if (!name || !solver_find(name))
-		return fail(c, key, "solver: expected \"cbc\" or \"glpk\"");
-	m->solver = strdup(name);
-	return m->solver ? STATUS_OK : fail(c, key, "out of memory");
-}
-
-static enum status parse_method(const struct ctx *c, json_t *o, int i, struct sweep_method *m)
-{
-	char key[64];
+	char key[64], where[700];
 	snprintf(key, sizeof key, "methods[%d]", i);
-	static const char *const known[] = {"name", "family", "solve", "search", "partition", NULL};
 	if (!json_is_object(o))
 		return fail(c, key, "expected an object");
-	if (check_keys(c, key, o, known))
-		return STATUS_ERROR;
 	json_t *name = json_object_get(o, "name");
 	if (!json_is_string(name) || !*json_string_value(name) || strchr(json_string_value(name), '|'))
 		return fail(c, key, "name: expected a non-empty string without '|'");
 	if (!(m->name = strdup(json_string_value(name))))
 		return fail(c, key, "out of memory");
-	int kinds = !!json_object_get(o, "family") + !!json_object_get(o, "solve") +
-		    !!json_object_get(o, "search") + !!json_object_get(o, "partition");
-	if (kinds != 1)
-		return fail(c, key, "give exactly one of \"family\", \"solve\", \"search\", \"partition\"");
-	json_t *v;
-	if ((v = json_object_get(o, "family"))) {
-		m->kind = METHOD_FAMILY;
-		if (!json_is_string(v) || !family_find(json_string_value(v)))
-			return fail(c, key, "family: expected a family name (see 'pipeopt families')");
-		m->family = strdup(json_string_value(v));
-		return m->family ? STATUS_OK : fail(c, key, "out of memory");
+	if (method_of(c, key, o, &m->method))
+		return STATUS_ERROR;
+	json_t *v = json_object_get(o, m->method->name);
+	snprintf(key, sizeof key, "methods[%d].%s", i, m->method->name);
+	if (json_is_string(v) && m->method == &method_family)   /* the short form */
+		m->obj = json_pack("{s:O}", "family", v);
+	else if (json_is_object(v))
+		m->obj = json_deep_copy(v);
+	else
+		return fail(c, key, "expected an object");
+	m->settings = calloc(1, m->method->size);
+	if (!m->obj || !m->settings)
+		return fail(c, key, "out of memory");
+	bool seeded = m->method == &method_search;
+	if (seeded) {
+		if (parse_seeds(c, key, json_object_get(m->obj, "seeds"), m))
+			return STATUS_ERROR;
+		json_object_del(m->obj, "seeds");
 	}
-	if ((v = json_object_get(o, "solve"))) {
-		static const char *const sk[] = {"solver", "time_limit", "formulation", NULL};
-		m->kind = METHOD_SOLVE;
-		snprintf(key, sizeof key, "methods[%d].solve", i);
-		if (!json_is_object(v) || check_keys(c, key, v, sk))
-			return json_is_object(v) ? STATUS_ERROR : fail(c, key, "expected an object");
-		json_t *f = json_object_get(v, "formulation");
-		const char *fn = f ? json_string_value(f) : "auto";
-		if (!fn || (strcmp(fn, "auto") && strcmp(fn, "disjunctive") && strcmp(fn, "time-indexed")))
-			return fail(c, key, "formulation: expected \"auto\", \"disjunctive\" or \"time-indexed\"");
-		m->formulation = strdup(fn);
-		return parse_solver(c, key, v, m) || parse_time_limit(c, key, v, 60, &m->time_limit) ?
-			       STATUS_ERROR : STATUS_OK;
-	}
-	if ((v = json_object_get(o, "search"))) {
-		static const char *const sk[] = {"time_limit", "seeds", "population", "generations", NULL};
-		m->kind = METHOD_SEARCH;
-		snprintf(key, sizeof key, "methods[%d].search", i);
-		if (!json_is_object(v) || check_keys(c, key, v, sk))
-			return json_is_object(v) ? STATUS_ERROR : fail(c, key, "expected an object");
-		double x;
-		json_t *p = json_object_get(v, "population"), *g = json_object_get(v, "generations");
-		if (p && !(json_is_integer(p) && number_in(p, 4, 1 << 20, &x)))
-			return fail(c, key, "population: expected an integer from 4 to 1048576");
-		if (g && !(json_is_integer(g) && number_in(g, 1, 1e12, &x)))
-			return fail(c, key, "generations: expected an integer >= 1");
-		m->population = p ? (int)json_integer_value(p) : 0;
-		m->generations = g ? (long)json_integer_value(g) : 0;
-		return parse_time_limit(c, key, v, 10, &m->time_limit) ||
-			       parse_seeds(c, key, json_object_get(v, "seeds"), m) ?
-			       STATUS_ERROR : STATUS_OK;
-	}
-	v = json_object_get(o, "partition");
-	static const char *const pk[] = {"method", "sequential", "solver", "time_limit", NULL};
-	m->kind = METHOD_PARTITION;
-	snprintf(key, sizeof key, "methods[%d].partition", i);
-	if (!json_is_object(v) || check_keys(c, key, v, pk))
-		return json_is_object(v) ? STATUS_ERROR : fail(c, key, "expected an object");
-	json_t *pm = json_object_get(v, "method"), *sq = json_object_get(v, "sequential");
-	const char *how = pm ? json_string_value(pm) : "dp";
-	if (!how || (strcmp(how, "dp") && strcmp(how, "ilp")))
-		return fail(c, key, "method: expected \"dp\" or \"ilp\"");
-	if (sq && !json_is_boolean(sq))
-		return fail(c, key, "sequential: expected true or false");
-	m->ilp = !strcmp(how, "ilp");
-	m->sequential = sq && json_is_true(sq);
-	return parse_solver(c, key, v, m) || parse_time_limit(c, key, v, 60, &m->time_limit) ?
-		       STATUS_ERROR : STATUS_OK;
+	struct opt_set set;
+	method_opt_set(m->method, m->settings, &m->run, &set);
+	opts_defaults(&set);
+	snprintf(where, sizeof where, "spec '%s': %s", c->source, key);
+	if (opts_from_json(&set, m->obj, where, c->err))
+		return STATUS_ERROR;
+	if (m->method == &method_family && !((struct family_settings *)m->settings)->family)
+		return fail(c, key, "family: expected a family name (see 'pipeopt families')");
+	m->run.threads = 1;   /* a sweep runs tasks side by side, one thread each */
+	if (m->run.time_limit > cap)
+		m->run.time_limit = cap;
+	if (!(m->settings_json = opts_to_json(&set)))
+		return fail(c, key, "out of memory");
+	if (seeded)
+		json_object_del(m->settings_json, "seed");
+	return STATUS_OK;
 }
 
 static enum status parse_methods(const struct ctx *c, json_t *root, struct sweep_spec *s)
@@ -223,7 +209,7 @@ static enum status parse_methods(const struct ctx *c, json_t *root, struct sweep
 	if (!(s->methods = calloc(s->nmethods, sizeof *s->methods)))
 		return fail(c, "methods", "out of memory");
 	for (int i = 0; i < s->nmethods; i++) {
-		if (parse_method(c, json_array_get(ms, i), i, &s->methods[i]))
+		if (parse_method(c, json_array_get(ms, i), i, &s->methods[i], s->time_limit))
 			return STATUS_ERROR;
 		for (int k = 0; k < i; k++)
 			if (!strcmp(s->methods[k].name, s->methods[i].name))
@@ -315,7 +301,7 @@ static double tasks_per_point(const struct sweep_spec *s)
 {
 	double n = 0;
 	for (int m = 0; m < s->nmethods; m++)
-		n += s->methods[m].kind == METHOD_SEARCH ? s->methods[m].nseeds : 1;
+		n += s->methods[m].nseeds ? s->methods[m].nseeds : 1;
 	return n * s->reps;
 }
 
@@ -505,7 +491,7 @@ static enum status make_tasks(const struct ctx *c, struct sweep_spec *s)
 	double n = 0;
 	for (int m = 0; m < s->nmethods; m++)
 		n += (double)s->npoints * s->reps *
-		     (s->methods[m].kind == METHOD_SEARCH ? s->methods[m].nseeds : 1);
+		     (s->methods[m].nseeds ? s->methods[m].nseeds : 1);
 	if (n > SWEEP_MAX_TASKS)
 		return fail(c, "instances", "%.0f tasks, more than %d", n, SWEEP_MAX_TASKS);
 	if (!(s->tasks = calloc(n ? (size_t)n : 1, sizeof *s->tasks)))
@@ -514,11 +500,11 @@ static enum status make_tasks(const struct ctx *c, struct sweep_spec *s)
 		for (int m = 0; m < s->nmethods; m++) {
 			const struct sweep_method *me = &s->methods[m];
 			bool graph = s->points[p].graph != NULL;
-			if (graph != (me->kind == METHOD_PARTITION))
+			if (graph != me->method->on_graph)
 				return fail(c, "methods", "method '%s' %s", me->name,
 					    graph ? "runs on instances, but the points are model graphs (use \"partition\")"
 						  : "partitions model graphs, but the points are instances");
-			int seeds = me->kind == METHOD_SEARCH ? me->nseeds : 1;
+			int seeds = me->nseeds ? me->nseeds : 1;
 			for (int r = 0; r < s->reps; r++)
 				for (int k = 0; k < seeds; k++) {
 					struct sweep_task *t = &s->tasks[s->ntasks++];
@@ -526,7 +512,7 @@ static enum status make_tasks(const struct ctx *c, struct sweep_spec *s)
 					t->point = p;
 					t->method = m;
 					t->rep = r;
-					t->has_seed = me->kind == METHOD_SEARCH;
+					t->has_seed = me->nseeds > 0;
 					t->seed = t->has_seed ? me->seeds[k] : 0;
 					if (t->has_seed)
 						snprintf(tail, sizeof tail, "|%d|%llu", r, (unsigned long long)t->seed);
@@ -617,9 +603,9 @@ void sweep_spec_free(struct sweep_spec *s)
 	}
 	for (int i = 0; i < s->nmethods; i++) {
 		free(s->methods[i].name);
-		free(s->methods[i].family);
-		free(s->methods[i].solver);
-		free(s->methods[i].formulation);
+		free(s->methods[i].settings);
+		json_decref(s->methods[i].obj);
+		json_decref(s->methods[i].settings_json);
 		free(s->methods[i].seeds);
 	}
 	for (int i = 0; i < s->ntasks; i++)

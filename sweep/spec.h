@@ -12,23 +12,22 @@
 #include <stdint.h>
 
 #include "common/error.h"
+#include "common/options.h"
+#include "methods/method.h"
 
 #define SWEEP_MAX_TASKS 1000000
 
-enum method_kind { METHOD_FAMILY, METHOD_SOLVE, METHOD_SEARCH, METHOD_PARTITION };
-
+/* A method of the spec: a registered method (methods/method.h) with the
+ * settings its option table read from the spec. */
 struct sweep_method {
 	char *name;
-	enum method_kind kind;
-	char *family;            /* family */
-	char *solver;            /* solve, partition ilp: "cbc" or "glpk" */
-	char *formulation;       /* solve: "auto", "disjunctive", "time-indexed" */
-	double time_limit;       /* solve, search, partition ilp: seconds */
-	int nseeds;              /* search: one task per seed */
+	const struct method *method;
+	void *settings;          /* the method's settings struct (owned) */
+	json_t *obj;             /* the spec's settings object; settings borrow its strings */
+	json_t *settings_json;   /* every setting, defaults included: recorded in each row */
+	struct run_opts run;     /* time limit (capped by the spec's), threads 1 */
+	int nseeds;              /* search: one task per seed; 0 for other methods */
 	uint64_t *seeds;
-	int population;          /* search: 0 = the GA's default */
-	long generations;        /* search: 0 = no limit */
-	bool sequential, ilp;    /* partition */
 };
 
 struct sweep_point {

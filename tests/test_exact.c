@@ -2,18 +2,19 @@
  * The exact solver end to end: on tiny instances its certified optimum
  * equals the brute-force optimum of tests/brute.h (an independent
  * enumeration of device orders with its own timing), for every solver
- * backend and both formulations, with the MILP forced even where the
+ * backend and every registered formulation, with the MILP forced even where the
  * heuristics already meet the lower bound.
  */
 #include "test_helpers.h"
 
 #include "brute.h"
 #include "tiny_instances.h"
+#include "formulate/formulation.h"
 #include "solvers/exact.h"
 #include "sched/sim.h"
 
 static void check_one(const struct tiny *t, const char *solver,
-		      enum formulation_choice form, int64_t opt)
+		      const char *form, int64_t opt)
 {
 	struct instance *in = parse_instance_ok(t->json);
 	struct exact_options o = {.solver = solver, .formulation = form,
@@ -24,7 +25,7 @@ static void check_one(const struct tiny *t, const char *solver,
 		fail_msg("%s, %s: %s", t->name, solver, err.msg);
 	if (!r.certified || r.objective != opt)
 		fail_msg("%s, %s, %s: objective %lld, bound %lld, certified %d; brute force %lld",
-			 t->name, solver, form == CHOOSE_TIME_INDEXED ? "time-indexed" : "disjunctive",
+			 t->name, solver, form,
 			 (long long)r.objective, (long long)r.bound, r.certified, (long long)opt);
 	assert_true(r.solved);
 	/* the returned schedule really has that objective */
@@ -46,10 +47,9 @@ static void test_against_brute_force(void **state)
 		int64_t opt = brute_optimum(in, &evaluated);
 		instance_free(in);
 		assert_true(opt < INT64_MAX);
-		for (int s = 0; s < 2; s++) {
-			check_one(&tiny_instances[i], solvers[s], CHOOSE_DISJUNCTIVE, opt);
-			check_one(&tiny_instances[i], solvers[s], CHOOSE_TIME_INDEXED, opt);
-		}
+		for (int s = 0; s < 2; s++)
+			for (int f = 0; f < formulation_count(); f++)
+				check_one(&tiny_instances[i], solvers[s], formulation_at(f)->name, opt);
 	}
 }
 
@@ -59,7 +59,7 @@ static void test_certified_by_bound(void **state)
 {
 	struct instance *in = parse_instance_ok(
 		"{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":3,\"B\":5}}");
-	struct exact_options o = {.solver = "cbc", .formulation = CHOOSE_AUTO, .time_limit = 10};
+	struct exact_options o = {.solver = "cbc", .formulation = "auto", .time_limit = 10};
 	struct exact_result r;
 	struct error err;
 	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
@@ -75,7 +75,7 @@ static void test_certified_by_bound(void **state)
 static void test_cross_check(void **state)
 {
 	struct instance *in = parse_instance_ok(tiny_instances[3].json);   /* chain3 split mem comm */
-	struct exact_options o = {.solver = "cbc", .formulation = CHOOSE_DISJUNCTIVE,
+	struct exact_options o = {.solver = "cbc", .formulation = "disjunctive",
 				  .time_limit = 30, .cross_check = true, .always_milp = true};
 	struct exact_result r;
 	struct error err;

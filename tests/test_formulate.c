@@ -1,6 +1,7 @@
 /*
- * formulate/: the op precedence graph (opgraph.c), the schedule MILP in both
- * formulations (disjunctive.c, time_indexed.c, schedule_milp.c), the
+ * formulate/: the op precedence graph (opgraph.c), the schedule MILP in every
+ * registered formulation (formulation.c, disjunctive.c, time_indexed.c,
+ * objective.c, schedule_milp.c), the
  * solver-neutral MILP (milp.c), and the digests certificates rest on
  * (common/sha256.c, instance_digest).
  *
@@ -14,17 +15,30 @@
 
 #include "brute.h"
 #include "tiny_instances.h"
+#include "formulate/disjunctive.h"
+#include "formulate/formulation.h"
 #include "formulate/milp.h"
 #include "formulate/opgraph.h"
 #include "formulate/schedule_milp.h"
+#include "formulate/time_indexed.h"
 #include "solvers/exact.h"
 #include "sched/family.h"
 #include "common/sha256.h"
 #include "sched/sim.h"
+#include "solvers/backend.h"
 #include "solvers/solver.h"
 
-#define NFORMS 2
-static const enum formulation forms[NFORMS] = {FORM_DISJUNCTIVE, FORM_TIME_INDEXED};
+/* The tests loop over the registry: every formulation must pass them. */
+#define NFORMS formulation_count()
+
+/* A registered formulation by name (the white-box tests need a given one). */
+static const struct formulation *form_named(const char *name)
+{
+	const struct formulation *f = formulation_find(name);
+	if (!f)
+		fail_msg("formulation '%s' is not registered", name);
+	return f;
+}
 
 /* ---- helpers ----------------------------------------------------------------- */
 
@@ -38,13 +52,13 @@ static struct opgraph *graph_ok(const struct instance *in)
 }
 
 static struct sched_milp *build_ok(const struct instance *in, const struct opgraph *g,
-				   enum formulation form, int64_t horizon,
+				   const struct formulation *form, int64_t horizon,
 				   int64_t lower, int64_t upper)
 {
 	struct error err = {{0}};
 	struct sched_milp *sm = sched_milp_build(in, g, form, horizon, lower, upper, &err);
 	if (!sm)
-		fail_msg("%s model, horizon %lld: %s", formulation_name(form),
+		fail_msg("%s model, horizon %lld: %s", form->name,
 			 (long long)horizon, err.msg);
 	return sm;
 }
@@ -351,29 +365,30 @@ static void test_disjunctive_tiny_chain(void **state)
 {
 	struct instance *in = parse_instance_ok(TINY_CHAIN);
 	struct opgraph *g = graph_ok(in);
-	struct sched_milp *sm = build_ok(in, g, FORM_DISJUNCTIVE, 18, 0, 18);
+	struct sched_milp *sm = build_ok(in, g, form_named("disjunctive"), 18, 0, 18);
 	struct milp *m = sm->milp;
-	assert_int_equal(sm->npairs, 6);
+	const struct disjunctive *dj = sm->data;
+	assert_int_equal(dj->npairs, 6);
 	assert_int_equal(milp_binaries(m), 6);
 	assert_int_equal(m->ncols, 12 + 6 + 1);
 	static const int want[6][2] = {{F01, B00}, {F01, W00}, {F11, B10},
 				       {F11, W10}, {B01, W00}, {B11, W10}};
 	for (int p = 0; p < 6; p++) {
 		bool found = false;
-		for (int q = 0; q < sm->npairs; q++)
-			found |= sm->pair[q][0] == want[p][0] && sm->pair[q][1] == want[p][1];
+		for (int q = 0; q < dj->npairs; q++)
+			found |= dj->pair[q][0] == want[p][0] && dj->pair[q][1] == want[p][1];
 		if (!found)
 			fail_msg("pair (%d, %d) missing", want[p][0], want[p][1]);
 	}
 	/* end columns: distinct, bounds head + T .. H - tail */
 	for (int o = 0; o < 12; o++) {
-		const struct milp_col *c = &m->cols[sm->end_col[o]];
+		const struct milp_col *c = &m->cols[dj->end_col[o]];
 		assert_false(c->integer);
 		assert_double_near(c->lb, (double)(g->head[o] + g->dur[o]), 0);
 		assert_double_near(c->ub, (double)(18 - g->tail[o]), 0);
 	}
-	assert_double_near(m->cols[sm->end_col[F00]].ub, 4, 0);   /* 18 - 14 */
-	assert_double_near(m->cols[sm->end_col[W10]].lb, 9, 0);   /* 8 + 1 */
+	assert_double_near(m->cols[dj->end_col[F00]].ub, 4, 0);   /* 18 - 14 */
+	assert_double_near(m->cols[dj->end_col[W10]].lb, 9, 0);   /* 8 + 1 */
 	assert_double_near(m->cols[sm->obj_col].lb, 0, 0);
 	assert_double_near(m->cols[sm->obj_col].ub, 18, 0);
 	assert_double_near(m->cols[sm->obj_col].obj, 1, 0);
@@ -383,8 +398,8 @@ static void test_disjunctive_tiny_chain(void **state)
 	assert_int_equal(rows_named(m, "energy_"), 10);
 	assert_int_equal(rows_named(m, "mem_"), 0);
 	assert_int_equal(m->nrows, 42);
-	assert_string_equal(formulation_name(FORM_DISJUNCTIVE), "disjunctive");
-	assert_string_equal(formulation_name(FORM_TIME_INDEXED), "time-indexed");
+	assert_string_equal(formulation_at(0)->name, "disjunctive");
+	assert_string_equal(formulation_at(1)->name, "time-indexed");
 	sched_milp_free(sm);
 	sched_milp_free(NULL);
 	opgraph_free(g);
@@ -413,16 +428,16 @@ static void test_point_fifo_and_not(void **state)
 	assert_int_equal(sim_run(sim, good, &sr, &err), STATUS_OK);
 	H = sr.makespan > H ? sr.makespan : H;
 	for (int f = 0; f < NFORMS; f++) {
-		struct sched_milp *sm = build_ok(in, g, forms[f], H, 0, H);
+		struct sched_milp *sm = build_ok(in, g, formulation_at(f), H, 0, H);
 		double *x = calloc(sm->milp->ncols, sizeof *x);
 		assert_int_equal(sim_run(sim, good, &sr, &err), STATUS_OK);
 		if (!sched_milp_point(sm, good, &sr, x))
-			fail_msg("%s: the 1f1b point is rejected", formulation_name(forms[f]));
+			fail_msg("%s: the 1f1b point is rejected", formulation_at(f)->name);
 		assert_true(milp_feasible(sm->milp, x, 1e-9, NULL));
 		assert_double_near(milp_objective(sm->milp, x), (double)sr.makespan, 1e-9);
 		assert_int_equal(sim_run(sim, swapped, &sr, &err), STATUS_OK);
 		if (sched_milp_point(sm, swapped, &sr, x))
-			fail_msg("%s: a non-FIFO point is accepted", formulation_name(forms[f]));
+			fail_msg("%s: a non-FIFO point is accepted", formulation_at(f)->name);
 		free(x);
 		sched_milp_free(sm);
 	}
@@ -431,11 +446,11 @@ static void test_point_fifo_and_not(void **state)
 	assert_int_equal(sim_run(sim, good, &sr, &err), STATUS_OK);
 	assert_true(sr.makespan > 16);
 	for (int f = 0; f < NFORMS; f++) {
-		struct sched_milp *sm = build_ok(in, g, forms[f], 16, 0, 16);
+		struct sched_milp *sm = build_ok(in, g, formulation_at(f), 16, 0, 16);
 		double *x = calloc(sm->milp->ncols, sizeof *x);
 		if (sched_milp_point(sm, good, &sr, x))
 			fail_msg("%s: a point beyond the horizon is accepted",
-				 formulation_name(forms[f]));
+				 formulation_at(f)->name);
 		free(x);
 		sched_milp_free(sm);
 	}
@@ -496,13 +511,13 @@ static bool roundtrip_one(const char *what, const struct instance *in,
 	bool fifo = is_fifo(in, s);
 	int64_t makespan = sr.makespan, objective = sr.objective;
 	for (int f = 0; f < NFORMS; f++) {
-		struct sched_milp *sm = build_ok(in, g, forms[f], makespan, 0, objective);
+		struct sched_milp *sm = build_ok(in, g, formulation_at(f), makespan, 0, objective);
 		double *x = calloc(sm->milp->ncols, sizeof *x);
 		sim_run(sim, s, &sr, &err);   /* arrays stay valid until the next run */
 		bool ok = sched_milp_point(sm, s, &sr, x);
 		if (ok != fifo)
 			fail_msg("%s, %s: point %s for a %sFIFO schedule", what,
-				 formulation_name(forms[f]), ok ? "accepted" : "rejected",
+				 formulation_at(f)->name, ok ? "accepted" : "rejected",
 				 fifo ? "" : "non-");
 		if (ok) {
 			assert_double_near(milp_objective(sm->milp, x), (double)objective, 1e-9);
@@ -510,7 +525,7 @@ static bool roundtrip_one(const char *what, const struct instance *in,
 			assert_int_equal(sched_milp_decode(sm, x, &back, &err), STATUS_OK);
 			if (!schedule_equal(back, s))
 				fail_msg("%s, %s: decoding the point gives another schedule", what,
-					 formulation_name(forms[f]));
+					 formulation_at(f)->name);
 			schedule_free(back);
 		}
 		free(x);
@@ -588,14 +603,15 @@ static void test_time_indexed_size(void **state)
 	assert_true(time_indexed_size(g, 15) < 0);
 	/* the model at 16 has those 26 binaries plus Cmax, one assignment
 	 * row per op, and the one start the critical ops allow */
-	struct sched_milp *sm = build_ok(in, g, FORM_TIME_INDEXED, 16, 0, 16);
+	struct sched_milp *sm = build_ok(in, g, form_named("time-indexed"), 16, 0, 16);
 	assert_int_equal(milp_binaries(sm->milp), 26);
 	assert_int_equal(sm->milp->ncols, 27);
 	assert_int_equal(rows_named(sm->milp, "assign_"), 12);
-	assert_int_equal(sm->t_lo[W10], 8);
-	assert_int_equal(sm->t_hi[W10], 14);   /* 16 - 1 - 1 */
-	assert_int_equal(sm->t_lo[F00], 0);
-	assert_int_equal(sm->t_hi[F00], 0);
+	const struct time_indexed *ti = sm->data;
+	assert_int_equal(ti->t_lo[W10], 8);
+	assert_int_equal(ti->t_hi[W10], 14);   /* 16 - 1 - 1 */
+	assert_int_equal(ti->t_lo[F00], 0);
+	assert_int_equal(ti->t_hi[F00], 0);
 	sched_milp_free(sm);
 	opgraph_free(g);
 	instance_free(in);
@@ -606,14 +622,14 @@ static void test_time_indexed_refuses_large(void **state)
 	struct instance *in = parse_instance_ok(TINY_CHAIN);
 	struct opgraph *g = graph_ok(in);
 	struct error err = {{0}};
-	struct sched_milp *sm = sched_milp_build(in, g, FORM_TIME_INDEXED, 33348, 0, 33348, &err);
+	struct sched_milp *sm = sched_milp_build(in, g, form_named("time-indexed"), 33348, 0, 33348, &err);
 	assert_null(sm);
 	check_error_message("time-indexed too large", err.msg, "'tiny-chain'", "400010",
 			    "400000");
 	assert_contains(err.msg, "disjunctive");
 	/* the disjunctive model does not depend on the horizon's size */
-	sm = build_ok(in, g, FORM_DISJUNCTIVE, 33348, 0, 33348);
-	assert_int_equal(sm->npairs, 6);
+	sm = build_ok(in, g, form_named("disjunctive"), 33348, 0, 33348);
+	assert_int_equal(((const struct disjunctive *)sm->data)->npairs, 6);
 	sched_milp_free(sm);
 	opgraph_free(g);
 	instance_free(in);
@@ -626,12 +642,12 @@ static void test_horizon_below_critical_path(void **state)
 	struct opgraph *g = graph_ok(in);
 	for (int f = 0; f < NFORMS; f++) {
 		struct error err = {{0}};
-		struct sched_milp *sm = sched_milp_build(in, g, forms[f], 15, 0, 15, &err);
+		struct sched_milp *sm = sched_milp_build(in, g, formulation_at(f), 15, 0, 15, &err);
 		if (sm)
-			fail_msg("%s: built below the critical path", formulation_name(forms[f]));
+			fail_msg("%s: built below the critical path", formulation_at(f)->name);
 		assert_contains(err.msg, "horizon 15");
 		assert_null(strchr(err.msg, '\n'));
-		sm = build_ok(in, g, forms[f], 16, 0, 16);
+		sm = build_ok(in, g, formulation_at(f), 16, 0, 16);
 		sched_milp_free(sm);
 	}
 	opgraph_free(g);
@@ -648,10 +664,10 @@ static void test_time_indexed_zero_length_positive_delta(void **state)
 		"\"memory\":{\"F\":1,\"B\":-2,\"W\":1,\"limit\":3}}");
 	struct opgraph *g = graph_ok(in);
 	struct error err = {{0}};
-	assert_null(sched_milp_build(in, g, FORM_TIME_INDEXED, 20, 0, 20, &err));
+	assert_null(sched_milp_build(in, g, form_named("time-indexed"), 20, 0, 20, &err));
 	assert_contains(err.msg, "'zero-w'");
 	assert_contains(err.msg, "zero-length");
-	struct sched_milp *sm = build_ok(in, g, FORM_DISJUNCTIVE, 20, 0, 20);
+	struct sched_milp *sm = build_ok(in, g, form_named("disjunctive"), 20, 0, 20);
 	sched_milp_free(sm);
 	opgraph_free(g);
 	instance_free(in);
@@ -786,13 +802,13 @@ static void test_models_reach_brute_force_optimum(void **state)
 				 tiny_name(i), (long long)ub, (long long)opt);
 		struct opgraph *g = graph_ok(in);
 		for (int f = 0; f < NFORMS; f++) {
-			struct sched_milp *sm = build_ok(in, g, forms[f], horizon_for(in, ub), 0, ub);
+			struct sched_milp *sm = build_ok(in, g, formulation_at(f), horizon_for(in, ub), 0, ub);
 			for (int k = 0; k < solver_count(); k++) {
 				const struct solver_backend *b = solver_at(k);
 				struct solver_result r;
 				char what[160];
 				snprintf(what, sizeof what, "%s, %s", tiny_name(i),
-					 formulation_name(forms[f]));
+					 formulation_at(f)->name);
 				solve_model(b, sm->milp, &r, what);
 				if (r.outcome != OUTCOME_OPTIMAL || !r.has_solution ||
 				    fabs(r.objective - (double)opt) > 1e-6)
@@ -841,11 +857,11 @@ static void test_models_infeasible_below_optimum(void **state)
 		struct opgraph *g = graph_ok(in);
 		for (int f = 0; f < NFORMS; f++) {
 			struct error err = {{0}};
-			struct sched_milp *sm = sched_milp_build(in, g, forms[f], opt - 1, 0,
+			struct sched_milp *sm = sched_milp_build(in, g, formulation_at(f), opt - 1, 0,
 								 opt - 1, &err);
 			char what[160];
 			snprintf(what, sizeof what, "%s, %s, horizon %lld", tiny_name(i),
-				 formulation_name(forms[f]), (long long)(opt - 1));
+				 formulation_at(f)->name, (long long)(opt - 1));
 			if (!sm) {
 				if (i == 0)
 					fail_msg("%s: build failed: %s", what, err.msg);
@@ -895,7 +911,7 @@ static void test_span_milp_is_a_relaxation(void **state)
 	assert_int_equal(ub, 17);
 	struct opgraph *g = graph_ok(in);
 	for (int f = 0; f < NFORMS; f++) {
-		struct sched_milp *sm = build_ok(in, g, forms[f], horizon_for(in, ub), 0, ub);
+		struct sched_milp *sm = build_ok(in, g, formulation_at(f), horizon_for(in, ub), 0, ub);
 		for (int k = 0; k < solver_count(); k++) {
 			struct solver_result r;
 			solve_model(solver_at(k), sm->milp, &r, "two sources, span");
@@ -907,7 +923,7 @@ static void test_span_milp_is_a_relaxation(void **state)
 	}
 	opgraph_free(g);
 	/* and the exact procedure claims nothing it cannot prove */
-	struct exact_options o = {.solver = "cbc", .formulation = CHOOSE_DISJUNCTIVE,
+	struct exact_options o = {.solver = "cbc", .formulation = "disjunctive",
 				  .time_limit = 30};
 	struct exact_result x;
 	struct error err = {{0}};
@@ -917,6 +933,130 @@ static void test_span_milp_is_a_relaxation(void **state)
 	assert_true(x.bound <= 17);
 	assert_int_equal(x.bound, 13);
 	exact_result_release(&x);
+	instance_free(in);
+}
+
+/* ---- 5b. the formulation registry ------------------------------------------------ */
+
+/* Both formulations are registered, with their tables filled in; an
+ * unknown name is NULL; the name list reads as help texts print it. */
+static void test_formulation_registry(void **state)
+{
+	assert_int_equal(formulation_count(), 2);
+	const struct formulation *dj = formulation_find("disjunctive");
+	const struct formulation *ti = formulation_find("time-indexed");
+	assert_non_null(dj);
+	assert_non_null(ti);
+	assert_ptr_not_equal(dj, ti);
+	assert_string_equal(dj->name, "disjunctive");
+	assert_string_equal(ti->name, "time-indexed");
+	static const char *const unknown[] = {"magic", "", "auto", "Disjunctive",
+					      "time_indexed", "disjunctive "};
+	for (size_t i = 0; i < sizeof unknown / sizeof unknown[0]; i++)
+		if (formulation_find(unknown[i]))
+			fail_msg("formulation_find(\"%s\") is not NULL", unknown[i]);
+	assert_null(formulation_find(NULL));
+	for (int i = 0; i < formulation_count(); i++) {
+		const struct formulation *f = formulation_at(i);
+		assert_ptr_equal(formulation_find(f->name), f);
+		assert_true(f->name[0] && f->summary && f->summary[0]);
+		assert_true(f->build && f->point && f->times && f->free_data);
+		f->free_data(NULL);
+	}
+	/* the time-indexed size is the count worked out in test 4 */
+	struct instance *in = parse_instance_ok(TINY_CHAIN);
+	struct opgraph *g = graph_ok(in);
+	assert_non_null(ti->size);
+	assert_int_equal(ti->size(g, 16), 26);
+	assert_true(ti->size(g, 15) < 0);
+	opgraph_free(g);
+	instance_free(in);
+	char buf[64];
+	assert_string_equal(formulation_names(buf, sizeof buf, ", "), "disjunctive, time-indexed");
+	assert_string_equal(formulation_names(buf, sizeof buf, "|"), "disjunctive|time-indexed");
+	assert_string_equal(formulation_names(buf, 8, ", "), "disjunc");   /* truncated */
+	assert_string_equal(formulation_names(buf, 15, ", "), "disjunctive, t");
+}
+
+struct known_optimum {
+	const char *name;
+	const char *json;
+	int64_t optimum;   /* by hand (see the comment above the table) */
+};
+
+/*
+ * Optima by hand arithmetic:
+ *  - the tiny chain: 18 (test 5's argument and schedule);
+ *  - fused chain, p = 2, m = 2, F = B = 1, no comm: the last device starts
+ *    at (p-1) F, runs m (F + B) of work, and the last B passes back through
+ *    p-1 devices: (m + p - 1)(F + B) = 6, which 1F1B meets;
+ *  - fused chain, p = 2, m = 3, F = B = 1, memory F +1, B -1, limit 1:
+ *    device 0 can hold one activation, so F(0,j+1) starts after B(0,j)
+ *    ends, and F(0,j) F(1,j) B(1,j) B(0,j) is a chain of 4: 3 x 4 = 12,
+ *    which the serial order meets.
+ * The brute force of brute.h must agree, so the table cannot drift.
+ */
+static const struct known_optimum known_optima[] = {
+	{"tiny chain", NULL, 18},
+	{"fused chain p2 m2",
+	 "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":1}}", 6},
+	{"fused chain p2 m3 limit 1",
+	 "{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":1,\"B\":1},"
+	 "\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}", 12},
+};
+
+/* Every registered formulation, chosen by name through the exact
+ * procedure (MILP forced) with every backend, certifies the same known
+ * optimum; so does the automatic choice ("auto" and NULL alike). */
+static void test_every_formulation_same_optimum(void **state)
+{
+	for (size_t c = 0; c < sizeof known_optima / sizeof known_optima[0]; c++) {
+		const struct known_optimum *k = &known_optima[c];
+		struct instance *in = parse_instance_ok(k->json ? k->json : TINY_CHAIN);
+		assert_int_equal(brute_optimum(in, NULL), k->optimum);
+		for (int f = -2; f < formulation_count(); f++) {
+			const char *form = f == -2 ? NULL : f == -1 ? "auto" : formulation_at(f)->name;
+			for (int b = 0; b < solver_count(); b++) {
+				struct exact_options o = {.solver = solver_at(b)->name,
+							  .formulation = form, .time_limit = 60,
+							  .threads = 1, .always_milp = true};
+				struct exact_result r;
+				struct error err = {{0}};
+				if (exact_solve(in, &o, &r, &err))
+					fail_msg("%s, %s, %s: %s", k->name, form ? form : "NULL",
+						 o.solver, err.msg);
+				if (!r.solved || !r.certified || r.objective != k->optimum ||
+				    r.bound != k->optimum)
+					fail_msg("%s, %s, %s: objective %lld, bound %lld, certified %d; known optimum %lld",
+						 k->name, form ? form : "NULL", o.solver,
+						 (long long)r.objective, (long long)r.bound, r.certified,
+						 (long long)k->optimum);
+				if (f >= 0)
+					assert_string_equal(r.formulation, form);
+				exact_result_release(&r);
+			}
+		}
+		instance_free(in);
+	}
+}
+
+/* An unknown formulation is an error that names it and lists the known
+ * ones; an unknown solver likewise. */
+static void test_unknown_formulation_lists_names(void **state)
+{
+	struct instance *in = parse_instance_ok(TINY_CHAIN);
+	struct exact_options o = {.solver = "cbc", .formulation = "magic", .time_limit = 10,
+				  .always_milp = true};
+	struct exact_result r;
+	struct error err = {{0}};
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_ERROR);
+	check_error_message("unknown formulation", err.msg, "'magic'", "disjunctive",
+			    "time-indexed");
+	assert_contains(err.msg, "auto");
+	o = (struct exact_options){.solver = "gurobi", .formulation = "disjunctive",
+				   .time_limit = 10, .always_milp = true};
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_ERROR);
+	check_error_message("unknown solver", err.msg, "'gurobi'", "cbc", "glpk");
 	instance_free(in);
 }
 
@@ -1251,6 +1391,9 @@ int main(void)
 		cmocka_unit_test(test_models_reach_brute_force_optimum),
 		cmocka_unit_test(test_models_infeasible_below_optimum),
 		cmocka_unit_test(test_span_milp_is_a_relaxation),
+		cmocka_unit_test(test_formulation_registry),
+		cmocka_unit_test(test_every_formulation_same_optimum),
+		cmocka_unit_test(test_unknown_formulation_lists_names),
 		cmocka_unit_test(test_milp_add_row_merges),
 		cmocka_unit_test(test_milp_check_rejects),
 		cmocka_unit_test(test_milp_feasible_objective),

@@ -1116,7 +1116,11 @@ static void test_bridge(void **state)
 		assert_double_near(p.stages[of[v]].memory, want_mem[v], 1e-6);
 	}
 
-	json_t *j = partition_instance_json(g, &p, "bridge-test");
+	struct instance *built = NULL;
+	if (partition_instance(g, &p, "bridge-test", &built, &err))
+		fail_msg("%s", err.msg);
+	json_t *j = instance_to_json(built);
+	instance_free(built);
 	assert_non_null(j);
 	char *text = json_dumps(j, JSON_INDENT(1));
 	json_decref(j);

@@ -83,10 +83,10 @@ static void test_analytic_errors(void **state)
 	assert_int_equal(profile_analytic(g, 1, 1, profile_device("v100"), &c, &err), STATUS_ERROR);
 	assert_contains(err.msg, "'y'");
 	assert_contains(err.msg, "shape needs 2");
-	struct profile_options o = {.source = PROFILE_CPU, .warmup = 0, .repeats = 1, .max_seconds = 1};
+	struct profile_options o = {.source = "cpu", .warmup = 0, .repeats = 1, .max_seconds = 1};
 	assert_int_equal(profile_cpu(g, 0, 1, &o, &c, &err), STATUS_ERROR);
 	assert_contains(err.msg, "conv3d");
-	o = (struct profile_options){.source = PROFILE_ANALYTIC, .device = "tpu"};
+	o = (struct profile_options){.source = "analytic", .device = "tpu"};
 	json_t *t = NULL;
 	assert_int_equal(profile_graph(g, &o, &t, &err), STATUS_ERROR);
 	assert_null(t);
@@ -110,7 +110,7 @@ static void test_shape_checked_by_every_source(void **state)
 		"{\"name\":\"lin\",\"kind\":\"linear\",\"shape\":[4,0],\"fwd\":1,\"bwd\":1}]}";
 	assert_int_equal(graph_parse(text, "b.json", &g, &err), STATUS_OK);
 	struct op_cost c;
-	struct profile_options o = {.source = PROFILE_CPU, .warmup = 0, .repeats = 1, .max_seconds = 1};
+	struct profile_options o = {.source = "cpu", .warmup = 0, .repeats = 1, .max_seconds = 1};
 	for (int src = 0; src < 3; src++) {
 		for (int v = 0; v < 2; v++) {
 			enum status st = src == 0 ? profile_analytic(g, v, 1, profile_device("a100"), &c, &err)
@@ -129,7 +129,7 @@ static void test_shape_checked_by_every_source(void **state)
 static void test_cpu_kernels(void **state)
 {
 	struct graph *g = kinds_graph();
-	struct profile_options o = {.source = PROFILE_CPU, .warmup = 1, .repeats = 3, .max_seconds = 10};
+	struct profile_options o = {.source = "cpu", .warmup = 1, .repeats = 3, .max_seconds = 10};
 	for (int v = 0; v < g->nops; v++)
 		for (int i = 0; i < g->nsizes; i++) {
 			struct op_cost c;
@@ -147,7 +147,7 @@ static void test_cpu_kernels(void **state)
 static void test_cpu_extrapolation(void **state)
 {
 	struct graph *g = kinds_graph();
-	struct profile_options o = {.source = PROFILE_CPU, .warmup = 0, .repeats = 1,
+	struct profile_options o = {.source = "cpu", .warmup = 0, .repeats = 1,
 				    .max_seconds = 1e-12};
 	json_t *t = NULL;
 	struct error err;
@@ -180,7 +180,7 @@ static void test_cost_table_round_trip(void **state)
 {
 	struct graph *g = kinds_graph();
 	int sizes[2] = {2, 4};
-	struct profile_options o = {.source = PROFILE_ANALYTIC, .device = "h200", .nsizes = 2,
+	struct profile_options o = {.source = "analytic", .device = "h200", .nsizes = 2,
 				    .sizes = sizes};
 	json_t *t = NULL;
 	struct error err;

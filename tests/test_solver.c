@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "formulate/milp.h"
+#include "solvers/backend.h"
 #include "solvers/solver.h"
 
 #define TOL 1e-6
@@ -765,6 +766,20 @@ static void test_registry(void **state)
 	}
 }
 
+/* The name list of help texts and errors: every registered name, in
+ * registry order, truncated to the buffer. */
+static void test_solver_names(void **state)
+{
+	char buf[64], want[64] = "";
+	for (int i = 0; i < solver_count(); i++)
+		snprintf(want + strlen(want), sizeof want - strlen(want), "%s%s", i ? "|" : "",
+			 solver_at(i)->name);
+	assert_string_equal(solver_names(buf, sizeof buf, "|"), want);
+	assert_string_equal(want, "cbc|glpk");
+	assert_string_equal(solver_names(buf, sizeof buf, " or "), "cbc or glpk");
+	assert_string_equal(solver_names(buf, 3, ", "), "cb");
+}
+
 /* Run solve with stdout and stderr captured; returns the bytes written
  * to each. */
 static void solve_captured(const struct solver_backend *b, const struct milp *m,
@@ -1021,6 +1036,7 @@ int main(void)
 		 * to race (CBC without its lock gets one wrong here) */
 		cmocka_unit_test(test_concurrent_solves),
 		cmocka_unit_test(test_registry),
+		cmocka_unit_test(test_solver_names),
 		cmocka_unit_test(test_knapsack_against_dp),
 		cmocka_unit_test(test_mip_start),
 		cmocka_unit_test(test_mip_start_mixed),

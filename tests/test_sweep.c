@@ -29,6 +29,7 @@
 #include "tiny_instances.h"
 #include "sweep/results.h"
 #include "sweep/run.h"
+#include "methods/settings.h"
 #include "sweep/spec.h"
 #include "sweep/sweep.h"
 
@@ -213,14 +214,14 @@ static void test_grid_order(void **state)
 		assert_int_equal(count[p][2], 3);
 	}
 	/* the methods as written */
-	assert_int_equal(s->methods[0].kind, METHOD_FAMILY);
-	assert_string_equal(s->methods[0].family, "1f1b");
-	assert_int_equal(s->methods[1].kind, METHOD_SOLVE);
-	assert_string_equal(s->methods[1].solver, "cbc");
-	assert_double_near(s->methods[1].time_limit, 20, 0);
-	assert_int_equal(s->methods[2].kind, METHOD_SEARCH);
+	assert_ptr_equal(s->methods[0].method, &method_family);
+	assert_string_equal(((struct family_settings *)s->methods[0].settings)->family, "1f1b");
+	assert_ptr_equal(s->methods[1].method, &method_solve);
+	assert_string_equal(((struct solve_settings *)s->methods[1].settings)->solver, "cbc");
+	assert_double_near(s->methods[1].run.time_limit, 20, 0);
+	assert_ptr_equal(s->methods[2].method, &method_search);
 	assert_int_equal(s->methods[2].nseeds, 3);
-	assert_double_near(s->methods[2].time_limit, 1, 0);
+	assert_double_near(s->methods[2].run.time_limit, 1, 0);
 	sweep_spec_free(s);
 
 	/* repetitions multiply the tasks; the keys stay unique (REP in them) */
@@ -407,10 +408,10 @@ static void test_graphs_spec(void **state)
 		assert_int_equal(param_int(p, "devices"), want[i].devices);
 		assert_int_equal(json_object_size(p->params), 2);
 	}
-	assert_int_equal(s->methods[0].kind, METHOD_PARTITION);
-	assert_false(s->methods[0].sequential);
-	assert_false(s->methods[0].ilp);
-	assert_true(s->methods[1].sequential);
+	assert_ptr_equal(s->methods[0].method, &method_partition);
+	assert_false(((struct partition_settings *)s->methods[0].settings)->sequential);
+	assert_string_equal(((struct partition_settings *)s->methods[0].settings)->method, "dp");
+	assert_true(((struct partition_settings *)s->methods[1].settings)->sequential);
 	assert_keys_unique(s);
 	sweep_spec_free(s);
 }

@@ -1,0 +1,73 @@
+/* The partition method: a model graph cut into a DAG of stages, by
+ * GraphPipe's DP or the exact MILP (partition/). */
+#include "methods/method.h"
+#include "methods/settings.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *partition_method_at(int i)
+{
+	static const char *const names[] = {"dp", "ilp"};
+	return i >= 0 && i < 2 ? names[i] : NULL;
+}
+
+#define OFF(f) offsetof(struct partition_settings, f)
+const struct opt partition_opts[] = {
+	{.name = "method", .type = OPT_CHOICE, .choice = partition_method_at, .dflt = "dp",
+	 .offset = OFF(method), .where = OPT_BOTH,
+	 .help = "GraphPipe's DP, or the exact partition MILP"},
+	{.name = "sequential", .type = OPT_FLAG, .offset = OFF(sequential), .where = OPT_BOTH,
+	 .help = "stages form a chain (the sequential pipeline baseline)"},
+	{.name = "solver", .type = OPT_CHOICE, .choice = solve_solver_at, .dflt = "cbc",
+	 .offset = OFF(solver), .where = OPT_BOTH, .help = "the MILP solver (ilp)"},
+	{.name = "devices", .type = OPT_INT, .arg = "N", .lo = 1, .hi = 100000,
+	 .offset = OFF(devices), .where = OPT_CLI, .help = "devices to use (required)"},
+	{.name = "sizes", .type = OPT_STRING, .arg = "LIST", .dflt = "the graph's",
+	 .offset = OFF(sizes), .where = OPT_CLI,
+	 .help = "micro-batch sizes to try, ascending (e.g. 1,2,4)"},
+	{0}};
+
+static enum status run(const struct method_call *c, struct method_result *r, struct error *err)
+{
+	const struct partition_settings *s = c->settings;
+	struct partition p;
+	struct ilp_info info = {0};
+	struct partition_options o = {.devices = c->devices, .sequential = s->sequential};
+	struct error why;
+	bool ilp = !strcmp(s->method, "ilp");
+	memset(&p, 0, sizeof p);
+	enum status st = ilp ? partition_ilp(c->g, &o, s->solver, c->run->time_limit, &p, &info, &why)
+			     : partition_dp(c->g, &o, &p, &why);
+	if (st) {
+		r->v = verdict_none(OUTCOME_ERROR);
+		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		return STATUS_OK;
+	}
+	/* the DP proves nothing; the MILP's optimum is certified per size */
+	bool proven = ilp && info.certified;
+	r->v = (struct verdict){.outcome = proven ? OUTCOME_OPTIMAL : OUTCOME_FEASIBLE,
+				.has_objective = true, .objective = p.iteration_time,
+				.gap = proven ? 0 : 1, .certified = proven,
+				.certified_by = proven ? "solver" : NULL};
+	if (proven) {
+		r->v.has_bound = true;
+		r->v.bound = p.iteration_time;
+	}
+	r->extra = json_pack("{s:f,s:i,s:i,s:i}", "time_per_sample", p.time_per_sample,
+			     "stages", p.nstages, "depth", p.depth, "microbatch", p.microbatch);
+	if (ilp)
+		json_object_set_new(r->extra, "solver", json_string(s->solver));
+	partition_release(&p);
+	return STATUS_OK;
+}
+
+const struct method method_partition = {
+	.name = "partition",
+	.summary = "cut a model graph into a DAG of pipeline stages (GraphPipe's DP or the MILP)",
+	.opts = partition_opts,
+	.size = sizeof(struct partition_settings),
+	.on_graph = true,
+	.time_limit = "60",
+	.run = run,
+};

@@ -1,0 +1,103 @@
+/* The search method: the genetic algorithm (ga/), seeded by the exact
+ * optimum of a reduced instance through solvers/exact.c. */
+#include "methods/method.h"
+#include "methods/settings.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#define OFF(f) offsetof(struct search_settings, f)
+const struct opt search_opts[] = {
+	{.name = "seed", .type = OPT_SEED, .arg = "N", .dflt = "1", .offset = OFF(seed),
+	 .where = OPT_CLI, .help = "random seed (a sweep gives \"seeds\", one task each)"},
+	{.name = "population", .type = OPT_INT, .arg = "P", .dflt = "64", .lo = 4, .hi = 100000,
+	 .offset = OFF(population), .where = OPT_BOTH, .help = "individuals per generation"},
+	{.name = "generations", .type = OPT_INT, .arg = "G", .dflt = "none", .lo = 1, .hi = 1e12,
+	 .offset = OFF(generations), .where = OPT_BOTH, .help = "stop after G generations"},
+	{.name = "stall", .type = OPT_INT, .arg = "G", .dflt = "none", .lo = 1, .hi = 1e12,
+	 .offset = OFF(stall), .where = OPT_BOTH,
+	 .help = "stop after G generations without improvement"},
+	{.name = "gap", .type = OPT_NUMBER, .arg = "EPS", .dflt = "0", .lo = 0, .hi = 1,
+	 .offset = OFF(gap), .where = OPT_BOTH, .help = "stop when (best - bound) / best <= EPS"},
+	{.name = "target", .type = OPT_INT, .arg = "N", .dflt = "none", .lo = 1, .hi = 9e18,
+	 .offset = OFF(target), .where = OPT_BOTH,
+	 .help = "stop when the objective is <= N (a known optimum)"},
+	{.name = "family-seeds", .type = OPT_BOOL, .dflt = "true", .offset = OFF(family_seeds),
+	 .where = OPT_BOTH, .help = "seed with the predefined families"},
+	{.name = "exact-seed", .type = OPT_BOOL, .dflt = "true", .offset = OFF(exact_seed),
+	 .where = OPT_BOTH, .help = "seed with a reduced instance's exact optimum"},
+	{.name = "exact-seed-time", .type = OPT_NUMBER, .arg = "S",
+	 .dflt = "a quarter of the limit, at most 10", .lo = 1e-3, .hi = 1e7,
+	 .offset = OFF(exact_seed_time), .where = OPT_BOTH, .help = "seconds for that solve"},
+	{0}};
+
+void search_ga_options(const struct search_settings *s, const struct run_opts *run,
+		       struct ga_options *o)
+{
+	ga_options_init(o);
+	o->seed = s->seed;
+	o->population = (int)s->population;
+	o->generations = s->generations;
+	o->stall = s->stall;
+	o->gap = s->gap;
+	o->target = s->target;
+	o->family_seeds = s->family_seeds != 0;
+	o->exact_seed = s->exact_seed != 0;
+	o->exact_seed_time = s->exact_seed_time;
+	o->time_limit = run->time_limit;
+	o->threads = run_opts_threads_value(run);
+	o->exact_solve = search_exact_seed;
+}
+
+enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,
+			      struct schedule **out, char *note, int note_len)
+{
+	struct exact_options o = {.solver = "cbc", .formulation = "auto",
+				  .time_limit = seconds, .threads = 1};
+	struct exact_result r = {0};
+	struct error err;
+	(void)ctx;
+	*out = NULL;
+	if (exact_solve(small, &o, &r, &err)) {
+		snprintf(note, note_len, "%s", err.msg);
+		return STATUS_ERROR;
+	}
+	snprintf(note, note_len, "%s%s (objective %" PRId64 ", bound %" PRId64 ", %.1f s)",
+		 r.status, r.certified ? ", certified" : "", r.objective, r.bound, r.seconds);
+	*out = r.schedule;
+	r.schedule = NULL;
+	exact_result_release(&r);
+	return STATUS_OK;
+}
+
+static enum status run(const struct method_call *c, struct method_result *r, struct error *err)
+{
+	struct search_settings s = *(const struct search_settings *)c->settings;
+	struct ga_options o;
+	struct ga_result g;
+	struct error why;
+	s.seed = c->seed;
+	search_ga_options(&s, c->run, &o);
+	if (ga_run(c->in, &o, &g, &why)) {
+		r->v = verdict_none(OUTCOME_ERROR);
+		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		return STATUS_OK;
+	}
+	r->schedule = g.schedule;
+	g.schedule = NULL;
+	method_simulate(c, r, OUTCOME_ERROR);
+	r->extra = json_pack("{s:I,s:f}", "generations", (json_int_t)g.generations,
+			     "time_to_best", g.time_to_best);
+	ga_result_release(&g);
+	return STATUS_OK;
+}
+
+const struct method method_search = {
+	.name = "search",
+	.summary = "the genetic algorithm, seeded by families and a reduced exact solve",
+	.opts = search_opts,
+	.size = sizeof(struct search_settings),
+	.time_limit = "20",
+	.threads = "all cores",
+	.run = run,
+};

@@ -1,0 +1,62 @@
+/*
+ * The settings of each method (method.h), declared once in the method's
+ * option table (methods/NAME.c). The commands embed these structs and
+ * parse them with the same tables; the sweep reads them from a spec.
+ */
+#ifndef PIPEOPT_SETTINGS_H
+#define PIPEOPT_SETTINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/options.h"
+#include "ga/ga.h"
+#include "partition/partition.h"
+#include "solvers/exact.h"
+
+struct family_settings {
+	const char *family;          /* a family's name */
+};
+
+struct solve_settings {
+	const char *solver;          /* a backend's name (solvers/solver.h) */
+	const char *formulation;     /* "auto" or a formulation's name */
+	bool cross_check, always_milp;
+};
+
+struct search_settings {
+	uint64_t seed;
+	long population, generations, stall;   /* generations, stall: 0 = none */
+	double gap;                  /* stop at (best - bound) / best <= gap */
+	long target;                 /* stop at objective <= target; 0: none */
+	int family_seeds, exact_seed;   /* booleans (options.h) */
+	double exact_seed_time;      /* seconds; 0: a quarter of the limit, <= 10 */
+};
+
+struct partition_settings {
+	const char *method;          /* "dp" or "ilp" */
+	bool sequential;
+	const char *solver;          /* ilp */
+	long devices;                /* the command line's; a sweep point's in sweeps */
+	const char *sizes;           /* "1,2,4": micro-batch sizes, or NULL: the graph's */
+};
+
+/* The tables (also for the commands that add their own options). */
+extern const struct opt family_opts[], solve_opts[], search_opts[], partition_opts[];
+
+/* Choice enumerators: "auto" and the formulations; the solvers; families. */
+const char *solve_formulation_at(int i);
+const char *solve_solver_at(int i);
+const char *family_name_at(int i);
+
+/* The procedures' options from the settings and the shared options. */
+void solve_exact_options(const struct solve_settings *s, const struct run_opts *run,
+			 struct exact_options *o);
+void search_ga_options(const struct search_settings *s, const struct run_opts *run,
+		       struct ga_options *o);
+
+/* The GA's exact seed through solvers/exact.c (ga_options.exact_solve). */
+enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,
+			      struct schedule **out, char *note, int note_len);
+
+#endif

@@ -1,0 +1,95 @@
+/* The solve method: the exact procedure of solvers/exact.c. */
+#include "methods/method.h"
+#include "methods/settings.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formulate/formulation.h"
+#include "solvers/solver.h"
+
+const char *solve_formulation_at(int i)
+{
+	if (i == 0)
+		return "auto";
+	return i >= 1 && i <= formulation_count() ? formulation_at(i - 1)->name : NULL;
+}
+
+const char *solve_solver_at(int i)
+{
+	return solver_name_at(i);
+}
+
+#define OFF(f) offsetof(struct solve_settings, f)
+const struct opt solve_opts[] = {
+	{.name = "solver", .type = OPT_CHOICE, .choice = solve_solver_at, .dflt = "cbc",
+	 .offset = OFF(solver), .where = OPT_BOTH, .help = "the MILP solver"},
+	{.name = "formulation", .type = OPT_CHOICE, .choice = solve_formulation_at, .dflt = "auto",
+	 .offset = OFF(formulation), .where = OPT_BOTH,
+	 .help = "the schedule MILP (auto: time-indexed when small, else disjunctive)"},
+	{.name = "cross-check", .type = OPT_FLAG, .offset = OFF(cross_check), .where = OPT_BOTH,
+	 .help = "also solve with the other solver; fail if they disagree"},
+	{.name = "always-milp", .type = OPT_FLAG, .offset = OFF(always_milp), .where = OPT_BOTH,
+	 .help = "solve the MILP even when a heuristic meets the bound"},
+	{0}};
+
+void solve_exact_options(const struct solve_settings *s, const struct run_opts *run,
+			 struct exact_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->solver = s->solver;
+	o->formulation = s->formulation;
+	o->cross_check = s->cross_check;
+	o->always_milp = s->always_milp;
+	o->time_limit = run->time_limit;
+	o->threads = run_opts_threads_value(run);
+}
+
+static enum outcome outcome_of(const char *status)
+{
+	return !strcmp(status, "optimal") ? OUTCOME_OPTIMAL :
+	       !strcmp(status, "time_limit") ? OUTCOME_TIME_LIMIT : OUTCOME_FEASIBLE;
+}
+
+static enum status run(const struct method_call *c, struct method_result *r, struct error *err)
+{
+	struct exact_options o;
+	struct exact_result x = {0};
+	struct error why;
+	solve_exact_options(c->settings, c->run, &o);
+	r->extra = json_pack("{s:s}", "solver", o.solver);
+	if (exact_solve(c->in, &o, &x, &why)) {
+		r->v = verdict_none(OUTCOME_ERROR);
+		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		return STATUS_OK;
+	}
+	if (x.solved)
+		json_object_set_new(r->extra, "solver_version", json_string(x.solver_version));
+	r->schedule = x.schedule;
+	x.schedule = NULL;
+	if (r->schedule && method_simulate(c, r, OUTCOME_ERROR)) {
+		/* exact.c certifies only after its own re-simulation; ours must agree */
+		bool agree = (int64_t)r->v.objective == x.objective;
+		r->v = verdict_of(r->v.objective, (double)x.bound, x.certified && agree,
+				  x.certified_by, outcome_of(x.status));
+		r->v.integral = true;
+		if (!agree) {
+			r->v.outcome = OUTCOME_ERROR;
+			snprintf(r->error, sizeof r->error,
+				 "the solver's objective and the re-simulation disagree");
+		}
+	}
+	exact_result_release(&x);
+	return STATUS_OK;
+}
+
+const struct method method_solve = {
+	.name = "solve",
+	.summary = "an optimal schedule with a certificate (bounds, families, MILP)",
+	.opts = solve_opts,
+	.size = sizeof(struct solve_settings),
+	.time_limit = "60",
+	.threads = "1",
+	.run = run,
+};
