@@ -32,14 +32,14 @@ static float *fresh(size_t n)
 
 /* Buffers are allocated up front (run_init), so no op allocates while it
  * is timed; "live" is the bookkeeping of which are in use. */
-static float *arena_of(const struct run *r, int l, int j)
+static float *arena_of(const struct exec_run *r, int l, int j)
 {
 	return r->arena[(size_t)l * r->M + j];
 }
 
 /* F(l, j): the stage's input is the micro-batch at a source stage, else the
  * sum of its predecessors' outputs (in edge order). */
-static void op_forward(struct run *r, int l, int j)
+static void op_forward(struct exec_run *r, int l, int j)
 {
 	const struct instance *in = r->in;
 	float *a = net_act(r->m, arena_of(r, l, j), 0);
@@ -55,14 +55,14 @@ static void op_forward(struct run *r, int l, int j)
 	net_forward(r->m, l, r->W[l], arena_of(r, l, j));
 }
 
-static void op_weight(struct run *r, int l, int j)
+static void op_weight(struct exec_run *r, int l, int j)
 {
 	net_weight(r->m, l, arena_of(r, l, j), r->dW[l]);
 }
 
 /* B(l, j): the output gradient is y at a sink (the loss is 1/2 |y|^2 over
  * the sinks' outputs), else the sum of the successors' input gradients. */
-static void op_backward(struct run *r, int l, int j)
+static void op_backward(struct exec_run *r, int l, int j)
 {
 	const struct instance *in = r->in;
 	float *arena = arena_of(r, l, j);
@@ -84,7 +84,7 @@ static void op_backward(struct run *r, int l, int j)
 /* ---- workers ------------------------------------------------------------------ */
 
 /* Wait for op's inputs; false on failure elsewhere or the watchdog. */
-static bool wait_inputs(struct run *r, int d, const struct op *o)
+static bool wait_inputs(struct exec_run *r, int d, const struct op *o)
 {
 	struct timespec until;
 	clock_gettime(CLOCK_REALTIME, &until);
@@ -105,11 +105,11 @@ static bool wait_inputs(struct run *r, int d, const struct op *o)
 }
 
 struct worker_arg {
-	struct run *r;
+	struct exec_run *r;
 	int d;
 };
 
-void exec_op(struct run *r, const struct op *o)
+void exec_op(struct exec_run *r, const struct op *o)
 {
 	if (o->kind == OP_F)
 		op_forward(r, o->stage, o->mb);
@@ -119,7 +119,7 @@ void exec_op(struct run *r, const struct op *o)
 		op_weight(r, o->stage, o->mb);
 }
 
-void exec_account(struct run *r, int d, const struct op *o)
+void exec_account(struct exec_run *r, int d, const struct op *o)
 {
 	if (o->kind == OP_F) {
 		if (++r->live[d] > r->peak[d])
@@ -132,7 +132,7 @@ void exec_account(struct run *r, int d, const struct op *o)
 static void *worker(void *arg)
 {
 	struct worker_arg *w = arg;
-	struct run *r = w->r;
+	struct exec_run *r = w->r;
 	const struct sched_row *row = &r->s->rows[w->d];
 	for (int i = 0; i < row->len; i++) {
 		const struct op *o = &row->ops[i];
@@ -160,7 +160,7 @@ static void *worker(void *arg)
 /* The most the executor allocates for one run (the reference doubles it). */
 #define EXEC_MAX_BYTES (4.0 * 1024 * 1024 * 1024)
 
-void exec_run_release(struct run *r)
+void exec_run_release(struct exec_run *r)
 {
 	size_t n = (size_t)r->L * r->M;
 	for (int l = 0; r->W && l < r->L; l++) {
@@ -189,7 +189,7 @@ static void fill_input(float *x, size_t n)
 		x[i] = (float)(((i + 1) * 2654435761u + 7 * 40503u) % 2001) / 2000.0f - 0.5f;
 }
 
-int exec_run_init(struct run *r, const struct instance *in, const struct schedule *s,
+int exec_run_init(struct exec_run *r, const struct instance *in, const struct schedule *s,
 		  const struct exec_model *m)
 {
 	memset(r, 0, sizeof *r);
@@ -230,7 +230,7 @@ int exec_run_init(struct run *r, const struct instance *in, const struct schedul
 
 /* Single-thread reference: each micro-batch forward in topological order,
  * backward in reverse, every W right after its B. */
-static void reference(struct run *r)
+static void reference(struct exec_run *r)
 {
 	for (int j = 0; j < r->M; j++) {
 		for (int i = 0; i < r->L; i++)
@@ -244,7 +244,7 @@ static void reference(struct run *r)
 }
 
 /* max |x - ref| over all weight gradients, relative to max |ref|. */
-static double max_rel_err(const struct run *x, const struct run *ref)
+static double max_rel_err(const struct exec_run *x, const struct exec_run *ref)
 {
 	double worst = 0, scale = 0;
 	for (int l = 0; l < x->L; l++)
@@ -300,7 +300,7 @@ static double mean(const double *t, int n)
 static int calibrate(const struct instance *in, const struct exec_model *m, int runs,
 		     double *cost)
 {
-	struct run r;
+	struct exec_run r;
 	double t[3][64];
 	int n = runs < 64 ? runs : 64;
 	if (exec_run_init(&r, in, NULL, m)) {
@@ -444,10 +444,10 @@ enum status exec_prepare(const struct instance *in, const struct schedule *s,
 }
 
 enum status exec_finish(const struct instance *in, const struct schedule *s,
-			const struct exec_options *o, struct run *run, struct exec_result *res,
+			const struct exec_options *o, struct exec_run *run, struct exec_result *res,
 			struct error *err)
 {
-	struct run ref;
+	struct exec_run ref;
 	int L = in->stages;
 	if (exec_run_init(&ref, in, s, run->m)) {
 		exec_run_release(&ref);
@@ -485,7 +485,7 @@ enum status exec_finish(const struct instance *in, const struct schedule *s,
 
 /* The run on the GPU (exec_cuda.h): the same model and checks; the
  * reference stays on the CPU. */
-static enum status run_cuda(struct run *run, struct exec_result *res, struct error *err)
+static enum status run_cuda(struct exec_run *run, struct exec_result *res, struct error *err)
 {
 	exec_cuda_fn fn = (exec_cuda_fn)cuda_library_symbol(EXEC_CUDA_SYMBOL, err);
 	if (!fn)
@@ -501,7 +501,7 @@ static enum status run_cuda(struct run *run, struct exec_result *res, struct err
 }
 
 /* The run on CPU threads, one worker per device. */
-static enum status run_threads(struct run *run, struct exec_result *res, struct error *err)
+static enum status run_threads(struct exec_run *run, struct exec_result *res, struct error *err)
 {
 	int D = run->in->devices, started = 0;
 	enum status st = STATUS_OK;
@@ -533,7 +533,7 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 	memset(res, 0, sizeof *res);
 	if (exec_prepare(in, s, o, &m, err))
 		return STATUS_ERROR;
-	struct run run;
+	struct exec_run run;
 	if (exec_run_init(&run, in, s, m))
 		return exec_close(&run, m, res, err_set(err, "exec: out of memory for %d stages x %d micro-batches",
 							 in->stages, in->microbatches));
@@ -544,7 +544,7 @@ enum status exec_run(const struct instance *in, const struct schedule *s,
 	return exec_close(&run, m, res, st);
 }
 
-enum status exec_close(struct run *r, struct exec_model *m, struct exec_result *res,
+enum status exec_close(struct exec_run *r, struct exec_model *m, struct exec_result *res,
 		       enum status st)
 {
 	exec_run_release(r);

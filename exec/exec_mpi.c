@@ -18,14 +18,14 @@
 #include "common/clock.h"
 #include "common/mpi.h"
 
-static int tag_of(const struct run *r, int k, int l, int j)
+static int tag_of(const struct exec_run *r, int k, int l, int j)
 {
 	return (k * r->L + l) * r->M + j;
 }
 
 /* Receive an input produced on another rank into its slot; false on the
  * watchdog. */
-static bool receive(struct run *r, int from, int k, int l, int j, float *into)
+static bool receive(struct exec_run *r, int from, int k, int l, int j, float *into)
 {
 	MPI_Request req;
 	int done = 0;
@@ -43,7 +43,7 @@ static bool receive(struct run *r, int from, int k, int l, int j, float *into)
 }
 
 /* The inputs of op o from other ranks. */
-static bool inputs(struct run *r, int d, const struct op *o)
+static bool inputs(struct exec_run *r, int d, const struct op *o)
 {
 	const struct instance *in = r->in;
 	int l = o->stage, j = o->mb;
@@ -64,7 +64,7 @@ static bool inputs(struct run *r, int d, const struct op *o)
 }
 
 /* Send op o's output to the ranks whose ops need it. */
-static void outputs(struct run *r, int d, const struct op *o, MPI_Request *reqs, int *nreq)
+static void outputs(struct exec_run *r, int d, const struct op *o, MPI_Request *reqs, int *nreq)
 {
 	const struct instance *in = r->in;
 	int l = o->stage, j = o->mb;
@@ -82,7 +82,7 @@ static void outputs(struct run *r, int d, const struct op *o, MPI_Request *reqs,
 }
 
 /* Run this rank's row; false on the watchdog (err filled). */
-static bool run_row(struct run *r, int d, struct error *err)
+static bool run_row(struct exec_run *r, int d, struct error *err)
 {
 	const struct sched_row *row = &r->s->rows[d];
 	int cap = 0;
@@ -115,7 +115,7 @@ static bool run_row(struct run *r, int d, struct error *err)
 
 /* Rank 0 collects: the weight gradients of other ranks' stages into r,
  * the peaks, the events. */
-static void gather(struct run *r, int rank, int size)
+static void gather(struct exec_run *r, int rank, int size)
 {
 	const struct instance *in = r->in;
 	for (int l = 0; l < r->L; l++) {
@@ -164,7 +164,7 @@ enum status exec_run_mpi(const struct instance *in, const struct schedule *s,
 			       *tag_ub);
 	struct exec_model *m = NULL;
 	enum status st = exec_prepare(in, s, o, &m, err);
-	struct run run;
+	struct exec_run run;
 	int bad = st ? 1 : exec_run_init(&run, in, s, m);
 	int any_bad = 0;
 	MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
