@@ -9,8 +9,6 @@
  * row's (the GA has one row per seed), so a method wins a point at most
  * once; every gap, though, is one row's.
  */
-#include <stdbool.h>   /* report.h uses bool without including it */
-
 #include "sweep/report.h"
 
 #include <errno.h>
