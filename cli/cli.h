@@ -15,6 +15,7 @@
 #include "sched/instance.h"
 #include "sched/schedule.h"
 #include "sched/sim.h"
+#include "sched/verdict.h"
 
 #define EXIT_FAILED 1
 #define EXIT_USAGE 2

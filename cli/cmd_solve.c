@@ -1,5 +1,5 @@
 /* pipeopt solve INSTANCE: the optimal schedule and a certificate. */
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +9,8 @@
 
 #include "cli/cli.h"
 #include "sched/render.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 #include "solvers/exact.h"
 
 static const char usage_text[] =
@@ -19,94 +21,41 @@ static const char usage_text[] =
 	"bound). Otherwise the problem is solved as a MILP, starting from that\n"
 	"schedule; the result is certified when the solver proves optimality\n"
 	"and the decoded schedule, re-simulated, has exactly that objective.\n"
-	"At the time limit the best schedule is returned with its bound and gap.\n\n"
-	"  --solver %-15s MILP solver (default cbc)\n"
-	"  --formulation F          %s or auto (default)\n"
-	"  --time-limit S           wall-clock seconds for the whole solve (default 60)\n"
-	"  --threads N              solver threads (default 1)\n"
-	"  --cross-check            also solve with the other solver; fail if they disagree\n"
-	"  --always-milp            solve the MILP even when a heuristic meets the bound\n"
-	"  --start FILE             an extra candidate schedule (json or torch csv)\n"
-	"  --write-lp FILE          write the MILP in CPLEX LP format\n"
-	"  --write-mps FILE         write the MILP in free MPS format\n"
-	"  -o, --output FILE        write the schedule (format from the extension)\n"
-	"  --json                   print one JSON object with the certificate\n"
-	"  --verbose                the solver's own log on stderr\n";
+	"At the time limit the best schedule is returned with its bound and gap.\n"
+	"--threads is the MILP solver's threads.\n";
 
 struct solve_opts {
-	struct exact_options x;
-	const char *output, *start;
-	bool json;
+	struct solve_settings s;
+	struct run_opts run;
+	const char *start, *write_lp, *write_mps;
+	bool verbose;
 };
 
-static int parse(int argc, char **argv, struct solve_opts *o)
+#define OFF(f) offsetof(struct solve_opts, f)
+static const struct opt cli_table[] = {
+	{.name = "start", .type = OPT_STRING, .arg = "FILE", .offset = OFF(start), .where = OPT_CLI,
+	 .help = "an extra candidate schedule (json or torch csv)"},
+	{.name = "write-lp", .type = OPT_STRING, .arg = "FILE", .offset = OFF(write_lp),
+	 .where = OPT_CLI, .help = "write the MILP in CPLEX LP format"},
+	{.name = "write-mps", .type = OPT_STRING, .arg = "FILE", .offset = OFF(write_mps),
+	 .where = OPT_CLI, .help = "write the MILP in free MPS format"},
+	{.name = "verbose", .type = OPT_FLAG, .offset = OFF(verbose), .where = OPT_CLI,
+	 .help = "the solver's own log on stderr"},
+	{0}};
+
+static int parse(int argc, char **argv, struct solve_opts *o, char **instance)
 {
-	static const struct option opts[] = {
-		{"solver", required_argument, 0, 's'},
-		{"formulation", required_argument, 0, 'f'},
-		{"time-limit", required_argument, 0, 't'},
-		{"threads", required_argument, 0, 'T'},
-		{"cross-check", no_argument, 0, 'c'},
-		{"always-milp", no_argument, 0, 'A'},
-		{"start", required_argument, 0, 'S'},
-		{"write-lp", required_argument, 0, 'L'},
-		{"write-mps", required_argument, 0, 'M'},
-		{"output", required_argument, 0, 'o'},
-		{"json", no_argument, 0, 'j'},
-		{"verbose", no_argument, 0, 'v'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	int c;
-	char *end;
-	char names[128];
-	*o = (struct solve_opts){.x = {.solver = "cbc", .formulation = "auto",
-				       .time_limit = 60, .threads = 1}};
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if (!solver_find(optarg))
-				return cli_usage("solve", "unknown solver '%s' (%s)", optarg,
-						 solver_names(names, sizeof names, " or "));
-			o->x.solver = optarg;
-			break;
-		case 'f':
-			if (strcmp(optarg, "auto") && !formulation_find(optarg))
-				return cli_usage("solve", "unknown formulation '%s' (%s or auto)", optarg,
-						 formulation_names(names, sizeof names, ", "));
-			o->x.formulation = optarg;
-			break;
-		case 't':
-			o->x.time_limit = strtod(optarg, &end);
-			if (*end || !(o->x.time_limit > 0) || o->x.time_limit > 1e7)
-				return cli_usage("solve", "--time-limit needs seconds > 0");
-			break;
-		case 'T':
-			o->x.threads = (int)strtol(optarg, &end, 10);
-			if (*end || o->x.threads < 1 || o->x.threads > 256)
-				return cli_usage("solve", "--threads needs 1 to 256");
-			break;
-		case 'c': o->x.cross_check = true; break;
-		case 'A': o->x.always_milp = true; break;
-		case 'S': o->start = optarg; break;
-		case 'L': o->x.write_lp = optarg; break;
-		case 'M': o->x.write_mps = optarg; break;
-		case 'o': o->output = optarg; break;
-		case 'j': o->json = true; break;
-		case 'v': o->x.verbose = true; break;
-		case 'h': {
-			char fnames[128];
-			printf(usage_text, solver_names(names, sizeof names, "|"),
-			       formulation_names(fnames, sizeof fnames, ", "));
-			return -1;
-		}
-		default:
-			return cli_usage("solve", "unknown option or missing value in '%s'",
-					 argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage("solve", "expected one INSTANCE file");
-	return 0;
+	struct opt_set set;
+	memset(o, 0, sizeof *o);
+	method_opt_set(&method_solve, &o->s, &o->run, &set);
+	opts_add(&set, cli_table, o);
+	opts_add(&set, run_opts_json, &o->run);
+	opts_add(&set, run_opts_output, &o->run);
+	opts_add(&set, run_opts_progress, &o->run);
+	opts_add(&set, run_opts_timeline, &o->run);
+	int npos;
+	return cli_parse(&set, usage_text, argc, argv, instance, 1, 1, &npos,
+			 "expected one INSTANCE file");
 }
 
 static void progress(void *ctx, double incumbent, double bound)
@@ -116,7 +65,7 @@ static void progress(void *ctx, double incumbent, double bound)
 		fprintf(stderr, "\r  searching: bound %.10g          ", bound);
 	else
 		fprintf(stderr, "\r  incumbent %.10g, bound %.10g, gap %.2f %%   ", incumbent,
-			bound, incumbent ? 100 * (incumbent - bound) / incumbent : 0);
+			bound, 100 * verdict_gap(incumbent, bound));
 }
 
 /* `resimulated`: the returned schedule, simulated again here, has exactly
@@ -139,17 +88,23 @@ static json_t *certificate(const struct instance *in, const struct exact_result 
 		"certified", r->certified && resimulated);
 }
 
-static json_t *result_json(const struct instance *in, const struct exact_result *r,
-			   const struct sim_result *sr)
+/* Every setting of the solve's table and the shared ones it takes. */
+static json_t *settings_json(const struct solve_opts *o)
+{
+	struct opt_set set;
+	struct solve_opts copy = *o;
+	method_opt_set(&method_solve, &copy.s, &copy.run, &set);
+	json_t *j = opts_to_json(&set);
+	json_object_set_new(j, "threads", json_integer(run_opts_threads_value(&o->run)));
+	return j;
+}
+
+static json_t *result_json(const struct instance *in, const struct solve_opts *o,
+			   const struct exact_result *r, const struct sim_result *sr)
 {
 	json_t *j = cli_result_json(in, sr, r->lower_bound);
-	json_object_set_new(j, "status", json_string(r->status));
-	json_object_set_new(j, "certified",
-			    json_boolean(r->certified && sr->objective == r->objective));
-	json_object_set_new(j, "certified_by", r->certified_by ?
-			    json_string(r->certified_by) : json_null());
-	json_object_set_new(j, "bound", json_integer(r->bound));
-	json_object_set_new(j, "gap", json_real(r->gap));
+	struct verdict v = solve_verdict(r, sr->objective);
+	verdict_json(&v, j);
 	json_object_set_new(j, "heuristic", json_pack("{s:s,s:I}", "family", r->heuristic,
 		"objective", (json_int_t)r->heuristic_objective));
 	if (r->solved) {
@@ -166,13 +121,15 @@ static json_t *result_json(const struct instance *in, const struct exact_result 
 		json_object_set_new(j, "cross_check", json_pack("{s:s,s:s}", "result",
 			r->cross_check, "detail", r->cross_detail));
 	json_object_set_new(j, "certificate", certificate(in, r, sr->objective == r->objective));
+	json_object_set_new(j, "settings", settings_json(o));
 	json_object_set_new(j, "schedule", schedule_to_json(r->schedule));
 	json_object_set_new(j, "seconds", json_real(r->seconds));
 	return j;
 }
 
-static void print_human(const struct instance *in, const struct exact_result *r,
-			const struct schedule *s, const struct sim_result *sr)
+static void print_human(const struct instance *in, const struct run_opts *ro,
+			const struct exact_result *r, const struct schedule *s,
+			const struct sim_result *sr)
 {
 	cli_print_instance(in);
 	printf("heuristic   %s: %" PRId64 "; lower bound %" PRId64 "\n", r->heuristic,
@@ -186,16 +143,20 @@ static void print_human(const struct instance *in, const struct exact_result *r,
 	printf("status      %s%s%s%s\n", r->status, r->certified ? ", certified by the " : "",
 	       r->certified ? r->certified_by : "", r->certified ? "" : " (not proven optimal)");
 	cli_print_result(in, sr, r->bound);
-	char *text = render_ascii(in, s, sr, 100);
-	if (text)
-		fputs(text, stdout);
-	free(text);
+	if (ro->timeline) {
+		char *text = render_ascii(in, s, sr, (int)ro->width);
+		if (text)
+			fputs(text, stdout);
+		free(text);
+	}
 }
 
 int cmd_solve(int argc, char **argv)
 {
 	struct solve_opts o;
-	int rc = parse(argc, argv, &o);
+	struct exact_options x;
+	char *path;
+	int rc = parse(argc, argv, &o, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct error err;
@@ -204,33 +165,36 @@ int cmd_solve(int argc, char **argv)
 	struct exact_result r = {0};
 	struct sim *sim = NULL;
 	struct sim_result sr;
-	if (!o.json && isatty(2)) {
-		o.x.progress = progress;
-	}
-	if (instance_read(argv[optind], &in, &err) ||
+	solve_exact_options(&o.s, &o.run, &x);
+	x.write_lp = o.write_lp;
+	x.write_mps = o.write_mps;
+	x.verbose = o.verbose;
+	if (run_opts_progress_on(&o.run))
+		x.progress = progress;
+	if (instance_read(path, &in, &err) ||
 	    (o.start && cli_read_schedule(o.start, FMT_NONE, &start, &err))) {
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
-	o.x.start = start;
-	if (exact_solve(in, &o.x, &r, &err) ||
+	x.start = start;
+	if (exact_solve(in, &x, &r, &err) ||
 	    cli_simulate(in, r.schedule, "the solved schedule", &sim, &sr, &err)) {
-		if (o.x.progress)
+		if (x.progress)
 			fputc('\n', stderr);
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
-	if (o.x.progress)
+	if (x.progress)
 		fprintf(stderr, "\r%70s\r", "");
-	if (o.output && cli_write_schedule(o.output, cli_format_guess(o.output), in,
+	if (o.run.output && cli_write_schedule(o.run.output, cli_format_guess(o.run.output), in,
 					   r.schedule, &sr, in->split_backward, &err)) {
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
-	if (o.json)
-		cli_print_json(result_json(in, &r, &sr));
+	if (o.run.json)
+		cli_print_json(result_json(in, &o, &r, &sr));
 	else
-		print_human(in, &r, r.schedule, &sr);
+		print_human(in, &o.run, &r, r.schedule, &sr);
 out:
 	sim_free(sim);
 	exact_result_release(&r);

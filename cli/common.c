@@ -244,20 +244,18 @@ json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
 	json_t *peak = json_array();
 	for (int d = 0; d < in->devices; d++)
 		json_array_append_new(peak, json_integer(r->peak_memory[d]));
-	bool proven = r->objective == lb;
-	return json_pack("{s:s,s:s,s:I,s:I,s:I,s:o,s:f,s:I,s:f,s:s,s:b}",
-			 "instance", in->name,
-			 "objective_name", in->objective == OBJ_SPAN ? "span" : "makespan",
-			 "objective", (json_int_t)r->objective,
-			 "makespan", (json_int_t)r->makespan,
-			 "span", (json_int_t)r->span,
-			 "peak_memory", peak,
-			 "bubble_ratio", r->bubble_ratio,
-			 "lower_bound", (json_int_t)lb,
-			 "gap", r->objective > 0 ?
-				 (double)(r->objective - lb) / (double)r->objective : 0.0,
-			 "status", proven ? "optimal" : "feasible",
-			 "certified", proven);
+	json_t *j = json_pack("{s:s,s:s,s:I,s:I,s:o,s:f,s:I}",
+			      "instance", in->name,
+			      "objective_name", in->objective == OBJ_SPAN ? "span" : "makespan",
+			      "makespan", (json_int_t)r->makespan,
+			      "span", (json_int_t)r->span,
+			      "peak_memory", peak,
+			      "bubble_ratio", r->bubble_ratio,
+			      "lower_bound", (json_int_t)lb);
+	struct verdict v = verdict_of((double)r->objective, (double)lb, false, NULL,
+				      OUTCOME_FEASIBLE);
+	v.integral = true;
+	return verdict_json(&v, j);
 }
 
 void cli_print_instance(const struct instance *in)
@@ -290,7 +288,7 @@ void cli_print_result(const struct instance *in, const struct sim_result *r,
 	printf("\n");
 	printf("objective   %s %" PRId64 ", lower bound %" PRId64 ", gap %.2f %%%s\n",
 	       in->objective == OBJ_SPAN ? "span" : "makespan", r->objective, lb,
-	       r->objective ? 100.0 * (double)(r->objective - lb) / (double)r->objective : 0.0,
+	       100.0 * verdict_gap((double)r->objective, (double)lb),
 	       r->objective == lb ? "  (optimal: meets the lower bound)" : "");
 }
 

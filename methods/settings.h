@@ -12,6 +12,7 @@
 #include "common/options.h"
 #include "ga/ga.h"
 #include "partition/partition.h"
+#include "sched/verdict.h"
 #include "solvers/exact.h"
 
 struct family_settings {
@@ -54,6 +55,11 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 			 struct exact_options *o);
 void search_ga_options(const struct search_settings *s, const struct run_opts *run,
 		       struct ga_options *o);
+
+/* The verdict of an exact solve whose schedule re-simulated to
+ * `simulated`: certified only when exact.c proved it and the objectives
+ * agree. */
+struct verdict solve_verdict(const struct exact_result *x, int64_t simulated);
 
 /* The GA's exact seed through solvers/exact.c (ga_options.exact_solve). */
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,

@@ -52,6 +52,16 @@ static enum outcome outcome_of(const char *status)
 	       !strcmp(status, "time_limit") ? OUTCOME_TIME_LIMIT : OUTCOME_FEASIBLE;
 }
 
+struct verdict solve_verdict(const struct exact_result *x, int64_t simulated)
+{
+	/* exact.c certifies only after its own re-simulation; ours must agree */
+	bool agree = simulated == x->objective;
+	struct verdict v = verdict_of((double)simulated, (double)x->bound, x->certified && agree,
+				      x->certified_by, outcome_of(x->status));
+	v.integral = true;
+	return v;
+}
+
 static enum status run(const struct method_call *c, struct method_result *r, struct error *err)
 {
 	struct exact_options o;
@@ -69,11 +79,8 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	r->schedule = x.schedule;
 	x.schedule = NULL;
 	if (r->schedule && method_simulate(c, r, OUTCOME_ERROR)) {
-		/* exact.c certifies only after its own re-simulation; ours must agree */
 		bool agree = (int64_t)r->v.objective == x.objective;
-		r->v = verdict_of(r->v.objective, (double)x.bound, x.certified && agree,
-				  x.certified_by, outcome_of(x.status));
-		r->v.integral = true;
+		r->v = solve_verdict(&x, (int64_t)r->v.objective);
 		if (!agree) {
 			r->v.outcome = OUTCOME_ERROR;
 			snprintf(r->error, sizeof r->error,

@@ -32,7 +32,7 @@ struct verdict verdict_of(double objective, double bound, bool proven, const cha
 	struct verdict v = {.has_objective = true, .objective = objective, .has_bound = true,
 			    .bound = bound, .gap = verdict_gap(objective, bound),
 			    .certified = met || proven};
-	v.certified_by = met ? "bound" : proven ? by : NULL;
+	v.certified_by = proven && by ? by : met ? "bound" : NULL;
 	v.outcome = v.certified ? OUTCOME_OPTIMAL :
 		    otherwise == OUTCOME_OPTIMAL ? OUTCOME_FEASIBLE : otherwise;
 	return v;

@@ -47,8 +47,8 @@ struct verdict {
 	const char *certified_by; /* "bound", "solver", or NULL */
 };
 
-/* A verdict for a found objective and a proven bound: certified (by
- * `by`, "bound" when objective <= bound) when proven, else
+/* A verdict for a found objective and a proven bound: certified when
+ * proven (by `by`) or when objective <= bound (by "bound"), else
  * OUTCOME_FEASIBLE or `otherwise` if that is not OUTCOME_OPTIMAL. */
 struct verdict verdict_of(double objective, double bound, bool proven, const char *by,
 			  enum outcome otherwise);
