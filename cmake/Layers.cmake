@@ -9,7 +9,10 @@
 #
 # A layer may only name layers declared before it, so the declared graph is
 # a DAG by construction; pipeopt_layers_check() checks it again (a cycle or
-# an unknown name stops the configure) and records it for scripts/layers.sh.
+# an unknown name stops the configure) and records it in build/layers.txt.
+# scripts/layers.sh reads the same pipeopt_layer() lines from CMakeLists.txt
+# without a build and checks every #include of the tree against them (CI
+# runs it first in scripts/test.sh; ctest runs it as the test "layers").
 
 set(PIPEOPT_VIEWS ${CMAKE_BINARY_DIR}/views)
 set_property(GLOBAL PROPERTY PIPEOPT_LAYERS "")

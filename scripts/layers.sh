@@ -144,7 +144,8 @@ for f in "${folders[@]}"; do
 		if [[ $t == "(outside the tree)" ]]; then
 			err "$file:$line: '$f' includes '$inc', which is outside the source tree"
 		elif [[ ${sees[$f]} != *" $t "* && ! ( -n ${header_users[$t]:-} && " ${header_users[$t]} " == *" $f "* ) ]]; then
-			err "$file:$line: '$f' includes '$inc', which layer $f may not use (it sees:${sees[$f]% })"
+			what="layer $f"; [[ -n ${is_layer[$f]:-} ]] || what="$f (a consumer)"
+			err "$file:$line: '$f' includes '$inc', which $what may not use (it sees:${sees[$f]% })"
 		fi
 	done < <(find "$f" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' -o -name '*.cuh' \) -print0 |
 		 sort -z | xargs -0 -r grep -HnE '^[[:space:]]*#[[:space:]]*include[[:space:]]*["<]' || true)

@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The whole test suite: install the packages, build, run every cmocka and
-# end-to-end test; then build again with AddressSanitizer and
-# UndefinedBehaviorSanitizer and run the suite once more, where any report
-# fails the run.
+# The whole test suite: check the layering of the includes, install the
+# packages, build, run every cmocka and end-to-end test; then build again
+# with AddressSanitizer and UndefinedBehaviorSanitizer and run the suite
+# once more, where any report fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+echo "== layers (scripts/layers.sh)"
+scripts/layers.sh
+
 scripts/deps.sh
 jobs=$(nproc)
 
