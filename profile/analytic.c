@@ -12,7 +12,9 @@
 #define EFFICIENCY 0.5
 #define LAUNCH_US 5.0
 
-/* (cost_source_analytic.devices below lists the same names) */
+static const char device_names[] = "h200|a100|v100";
+
+/* (device_names lists the same names) */
 static const struct device_rates devices[] = {
 	{"h200", 989e12, 4.8e12, 141e9},
 	{"a100", 312e12, 2.04e12, 80e9},
@@ -56,7 +58,7 @@ static enum status prepare(const struct profile_options *o, struct error *err)
 	if (profile_device(o->device))
 		return STATUS_OK;
 	return err_set(err, "unknown device '%s' for the analytic source (%s)",
-		       o->device ? o->device : "", cost_source_analytic.devices);
+		       o->device ? o->device : "", device_names);
 }
 
 static enum status op_cost(const struct graph *g, int v, int q, const struct profile_options *o,
@@ -77,7 +79,7 @@ static const char *device_text(const struct profile_options *o)
 const struct cost_source cost_source_analytic = {
 	.name = "analytic",
 	.summary = "FLOPs and bytes against a GPU's datasheet rates (no run)",
-	.devices = "h200|a100|v100",
+	.devices = device_names,
 	.timed = false,
 	.prepare = prepare,
 	.op_cost = op_cost,

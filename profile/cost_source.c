@@ -1,12 +1,17 @@
 /*
  * The cost sources by name (profile.h). A new source is one file defining
- * its struct cost_source and one line here; the command line's --device
- * and its help and errors read this table.
+ * its struct cost_source and one line here (its entry in the table, with
+ * its extern above); the command line's --device and its help and errors
+ * read this table.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "profile/source.h"
+
+extern const struct cost_source cost_source_analytic;   /* analytic.c */
+extern const struct cost_source cost_source_cpu;        /* cpu.c */
+extern const struct cost_source cost_source_cuda;       /* cuda_source.c */
 
 static const struct cost_source *const sources[] = {
 	&cost_source_analytic,

@@ -1,7 +1,8 @@
 /*
- * What the cost sources share, private to profile/: their registry
- * entries (listed in cost_source.c), the check every source runs on an
- * operator first (op_check.c), and the CUDA library's entry point.
+ * What the cost sources share, private to profile/: the check every
+ * source runs on an operator first (op_check.c) and the CUDA library's
+ * entry point. (Each source's entry is declared where the registry lists
+ * it, in cost_source.c.)
  */
 #ifndef PIPEOPT_PROFILE_SOURCE_H
 #define PIPEOPT_PROFILE_SOURCE_H
@@ -12,10 +13,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-extern const struct cost_source cost_source_analytic;   /* analytic.c */
-extern const struct cost_source cost_source_cpu;        /* cpu.c */
-extern const struct cost_source cost_source_cuda;       /* cuda_source.c */
 
 /* Op v of g's kind entry, if the profiler has a cost model for it and the
  * shape fits (ops/op_kind.h); else NULL, with err naming the graph and the
