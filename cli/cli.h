@@ -110,10 +110,11 @@ enum status cli_write_schedule(const char *path, enum sched_format fmt,
 			       const struct sim_result *r, bool split,
 			       struct error *err);
 
-/* Options of a command whose only flag is --json (and --help): returns 0
- * to go on, -1 after printing the help, or EXIT_USAGE. */
-int cli_json_flag(const char *cmd, const char *usage_text, int argc,
-		  char **argv, bool *json);
+/* Options of a command whose only option is --json (and --help): the
+ * positionals as in cli_parse. Returns 0 to go on, -1 after printing the
+ * help, or EXIT_USAGE. */
+int cli_json_flag(const char *cmd, const char *usage_text, int argc, char **argv,
+		  char **pos, int lo, int hi, int *npos, const char *expected, bool *json);
 
 /* Simulate s on in; on failure prefix the message with `what`. The sim is
  * returned for the result's arrays (caller frees). */

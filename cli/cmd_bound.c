@@ -1,5 +1,4 @@
 /* pipeopt bound INSTANCE [--json]: lower bounds on the objective. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -20,16 +19,16 @@ static const char usage_text[] =
 int cmd_bound(int argc, char **argv)
 {
 	bool json;
-	int rc = cli_json_flag("bound", usage_text, argc, argv, &json);
+	char *path;
+	int npos, rc = cli_json_flag("bound", usage_text, argc, argv, &path, 1, 1, &npos,
+				     "expected one INSTANCE file", &json);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (argc - optind != 1)
-		return cli_usage("bound", "expected one INSTANCE file");
 	double t0 = cli_now();
 	struct error err;
 	struct instance *in;
 	struct bounds b;
-	if (instance_read(argv[optind], &in, &err))
+	if (instance_read(path, &in, &err))
 		return cli_fail(json, &err);
 	if (bound_compute(in, &b, &err)) {
 		instance_free(in);
@@ -37,8 +36,8 @@ int cmd_bound(int argc, char **argv)
 	}
 	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
 	if (json) {
-		cli_print_json(json_pack("{s:s,s:s,s:I,s:{s:I,s:I,s:i,s:I,s:i},s:f}",
-			"instance", in->name, "objective_name", obj,
+		cli_print_json(json_pack("{s:s,s:s,s:s,s:I,s:{s:I,s:I,s:i,s:I,s:i},s:f}",
+			"status", "ok", "instance", in->name, "objective_name", obj,
 			"lower_bound", (json_int_t)b.best, "bounds",
 			"critical_path", (json_int_t)b.critical_path,
 			"device", (json_int_t)b.device, "device_at", b.device_at,

@@ -1,7 +1,8 @@
 /* pipeopt convert IN OUT: between schedule formats. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 
@@ -14,56 +15,68 @@ static const char usage_text[] =
 	"so they need --instance; with an instance the schedule is validated.\n"
 	"OUT '-' writes to stdout.\n";
 
+struct convert_opts {
+	const char *from, *to, *instance;
+	struct run_opts run;
+};
+
+#define OFF(f) offsetof(struct convert_opts, f)
+static const struct opt convert_table[] = {
+	{.name = "from", .type = OPT_CHOICE, .choice = cli_format_at, .dflt = "from IN's extension",
+	 .offset = OFF(from), .where = OPT_CLI, .help = "the format of IN"},
+	{.name = "to", .type = OPT_CHOICE, .choice = cli_format_at, .dflt = "from OUT's extension",
+	 .offset = OFF(to), .where = OPT_CLI, .help = "the format of OUT"},
+	{.name = "instance", .type = OPT_STRING, .arg = "FILE", .offset = OFF(instance),
+	 .where = OPT_CLI, .help = "the instance, for times (and validation)"},
+	{0}};
+
+/* --json: what was converted, as one object. */
+static void print_json(const struct convert_opts *o, const char *src, const char *dst,
+		       enum sched_format from, enum sched_format to, const struct schedule *s)
+{
+	cli_print_json(json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:b}", "status", "ok",
+				 "input", src, "output", dst,
+				 "from", cli_format_name(from == FMT_NONE ? cli_format_guess(src) : from),
+				 "to", cli_format_name(to), "ops", (json_int_t)schedule_nops(s),
+				 "validated", o->instance != NULL));
+}
+
 int cmd_convert(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"from", required_argument, 0, 'f'},
-		{"to", required_argument, 0, 't'},
-		{"instance", required_argument, 0, 'i'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	enum sched_format from = FMT_NONE, to = FMT_NONE;
-	const char *inst_path = NULL;
-	int c;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'f' || c == 't') {
-			enum sched_format f = cli_format_parse(optarg);
-			if (f == FMT_NONE)
-				return cli_usage("convert", "unknown format '%s'", optarg);
-			*(c == 'f' ? &from : &to) = f;
-		} else if (c == 'i') {
-			inst_path = optarg;
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return 0;
-		} else
-			return cli_usage("convert", "unknown option or missing value in '%s'", argv[optind - 1]);
-	}
-	if (argc - optind != 2)
-		return cli_usage("convert", "expected IN and OUT");
-	const char *src = argv[optind], *dst = argv[optind + 1];
-	if (to == FMT_NONE)
-		to = cli_format_guess(dst);
+	struct convert_opts o = {0};
+	struct opt_set set = {.cmd = "convert", .tables = {convert_table, run_opts_json},
+			      .base = {&o, &o.run}};
+	char *pos[2];
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, pos, 2, 2, &npos,
+				 "expected IN and OUT");
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	const char *src = pos[0], *dst = pos[1];
+	enum sched_format from = o.from ? cli_format_parse(o.from) : FMT_NONE;
+	enum sched_format to = o.to ? cli_format_parse(o.to) : cli_format_guess(dst);
 	bool timed = to == FMT_TRACE || to == FMT_SVG || to == FMT_ASCII;
-	if (timed && !inst_path)
+	if (timed && !o.instance)
 		return cli_usage("convert", "the %s format needs --instance FILE for the times",
 				 cli_format_name(to));
+	if (o.run.json && !strcmp(dst, "-"))
+		return cli_usage("convert", "--json prints the result on stdout: give OUT a file");
 	struct error err;
 	struct instance *in = NULL;
 	struct schedule *s = NULL;
 	struct sim *sim = NULL;
 	struct sim_result r;
 	char what[300];
-	int rc = 0;
 	snprintf(what, sizeof what, "schedule '%s'", src);
 	if (cli_read_schedule(src, from, &s, &err) ||
-	    (inst_path && (instance_read(inst_path, &in, &err) ||
-			   cli_simulate(in, s, what, &sim, &r, &err)))) {
-		rc = cli_fail(false, &err);
+	    (o.instance && (instance_read(o.instance, &in, &err) ||
+			    cli_simulate(in, s, what, &sim, &r, &err)))) {
+		rc = cli_fail(o.run.json, &err);
 	} else if (cli_write_schedule(dst, to, in, s, in ? &r : NULL,
 				      in ? in->split_backward : schedule_has_w(s),
 				      &err)) {
-		rc = cli_fail(false, &err);
+		rc = cli_fail(o.run.json, &err);
+	} else if (o.run.json) {
+		print_json(&o, src, dst, from, to, s);
 	}
 	sim_free(sim);
 	schedule_free(s);

@@ -1,6 +1,5 @@
 /* pipeopt families [INSTANCE]: list the families, or compare them on an
  * instance against its lower bound. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -24,7 +23,7 @@ static int list_families(bool json)
 			json_array_append_new(arr, json_pack("{s:s,s:s,s:s}", "name", f->name,
 				"summary", f->summary, "supports", f->supports));
 		}
-		cli_print_json(json_pack("{s:o}", "families", arr));
+		cli_print_json(json_pack("{s:s,s:o}", "status", "ok", "families", arr));
 		return 0;
 	}
 	for (int i = 0; i < family_count(); i++) {
@@ -47,7 +46,10 @@ static json_t *family_row(const struct family *f, const struct instance *in,
 	snprintf(what, sizeof what, "family '%s'", f->name);
 	if (family_run(f, in, &s, &err) ||
 	    cli_simulate(in, s, what, &sim, &r, &err))
-		row = json_pack("{s:s,s:s}", "status", "error", "error", err.msg);
+		/* the family does not support the instance (or breaks its memory
+		 * limit): "unsupported", as in a sweep's row */
+		row = json_pack("{s:s,s:s}", "status", outcome_name(OUTCOME_UNSUPPORTED),
+				"error", err.msg);
 	else
 		row = cli_result_json(in, &r, lb);
 	json_object_set_new(row, "family", json_string(f->name));
@@ -97,7 +99,7 @@ static int compare(const char *path, bool json)
 	for (int i = 0; i < family_count(); i++)
 		json_array_append_new(rows, family_row(family_at(i), in, b.best));
 	if (json) {
-		cli_print_json(json_pack("{s:s,s:I,s:o,s:f}", "instance", in->name,
+		cli_print_json(json_pack("{s:s,s:s,s:I,s:o,s:f}", "status", "ok", "instance", in->name,
 					 "lower_bound", (json_int_t)b.best, "results", rows,
 					 "seconds", cli_now() - t0));
 	} else {
@@ -119,10 +121,10 @@ static int compare(const char *path, bool json)
 int cmd_families(int argc, char **argv)
 {
 	bool json;
-	int rc = cli_json_flag("families", usage_text, argc, argv, &json);
+	char *path;
+	int npos, rc = cli_json_flag("families", usage_text, argc, argv, &path, 0, 1, &npos,
+				     "expected at most one INSTANCE file", &json);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	if (argc - optind > 1)
-		return cli_usage("families", "expected at most one INSTANCE file");
-	return argc - optind == 1 ? compare(argv[optind], json) : list_families(json);
+	return npos == 1 ? compare(path, json) : list_families(json);
 }

@@ -201,25 +201,14 @@ enum status cli_write_schedule(const char *path, enum sched_format fmt,
 	return st;
 }
 
-int cli_json_flag(const char *cmd, const char *usage_text, int argc,
-		  char **argv, bool *json)
+int cli_json_flag(const char *cmd, const char *usage_text, int argc, char **argv,
+		  char **pos, int lo, int hi, int *npos, const char *expected, bool *json)
 {
-	static const struct option opts[] = {
-		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
-	int c;
-	*json = false;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		if (c == 'j') {
-			*json = true;
-		} else if (c == 'h') {
-			fputs(usage_text, stdout);
-			return -1;
-		} else {
-			return cli_usage(cmd, "unknown option or missing value in '%s'", argv[optind - 1]);
-		}
-	}
-	return 0;
+	struct run_opts run;
+	struct opt_set set = {.cmd = cmd, .tables = {run_opts_json}, .base = {&run}};
+	int rc = cli_parse(&set, usage_text, argc, argv, pos, lo, hi, npos, expected);
+	*json = run.json;
+	return rc;
 }
 
 enum status cli_simulate(const struct instance *in, const struct schedule *s,
