@@ -1016,7 +1016,10 @@ static void test_every_formulation_same_optimum(void **state)
 		assert_int_equal(brute_optimum(in, NULL), k->optimum);
 		for (int f = -2; f < formulation_count(); f++) {
 			const char *form = f == -2 ? NULL : f == -1 ? "auto" : formulation_at(f)->name;
-			for (int b = 0; b < solver_count(); b++) {
+			/* the automatic choice with the first backend only: it starts
+			 * with the disjunctive model, which the registry's turn runs
+			 * with every backend */
+			for (int b = 0; b < (f < 0 ? 1 : solver_count()); b++) {
 				struct exact_options o = {.solver = solver_at(b)->name,
 							  .formulation = form, .time_limit = 60,
 							  .threads = 1, .always_milp = true};
