@@ -1,10 +1,13 @@
 /*
- * Tests for sched/instance.c: instance_parse() and instance_read().
+ * Tests for sched/instance.c: instance_parse() and instance_read(), the typed
+ * model, instance_from_json(), instances built in code (instance_new,
+ * instance_finish) and written (instance_to_json, instance_write).
  *
  * Every expected value below is worked out by hand from FORMATS.md and
  * DESIGN.md ("The schedule problem"), never taken from the parser.
  */
 #include "test_helpers.h"
+#include "instance_equal.h"
 
 #include <stdbool.h>
 
@@ -941,6 +944,348 @@ static void test_bad_datasets(void **state)
 		fail_msg("datasets/bad/README.md lists %d files, expected >= 20", rows);
 }
 
+/* ---- the typed model, instances from JSON values and built in code ----------- */
+
+/*
+ * The "model" key, typed: counts, names and kinds as written, the graph
+ * name or NULL, an empty stage kept; op keys in either order; not part of
+ * the digest (the same instance without it has the same one).
+ */
+static void test_model_typed(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":1},"
+		"\"model\":{\"graph\":\"tiny-net\",\"stages\":["
+		"[{\"name\":\"emb\",\"kind\":\"embedding\"},{\"kind\":\"gelu\",\"name\":\"act\"}],"
+		"[],"
+		"[{\"name\":\"block0\",\"kind\":\"transformer_layer\"}]]}}");
+	const struct stage_model *m = in->model;
+	assert_non_null(m);
+	assert_string_equal(m->graph, "tiny-net");
+	assert_int_equal(m->nstages, 3);
+	assert_int_equal(m->stages[0].nops, 2);
+	assert_int_equal(m->stages[1].nops, 0);
+	assert_int_equal(m->stages[2].nops, 1);
+	assert_string_equal(m->stages[0].ops[0].name, "emb");
+	assert_string_equal(m->stages[0].ops[0].kind, "embedding");
+	assert_string_equal(m->stages[0].ops[1].name, "act");
+	assert_string_equal(m->stages[0].ops[1].kind, "gelu");
+	assert_string_equal(m->stages[2].ops[0].name, "block0");
+	assert_string_equal(m->stages[2].ops[0].kind, "transformer_layer");
+	struct instance *bare = parse_instance_ok(
+		"{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":1}}");
+	assert_null(bare->model);
+	char d1[65], d2[65];
+	instance_digest(in, d1);
+	instance_digest(bare, d2);
+	assert_string_equal(d1, d2);
+	instance_free(bare);
+	instance_free(in);
+
+	in = parse_instance_ok("{\"devices\":1,\"microbatches\":1,\"cost\":{\"F\":1,\"B\":1},"
+			       "\"model\":{\"stages\":[[{\"name\":\"x\",\"kind\":\"linear\"}]]}}");
+	assert_null(in->model->graph);
+	assert_int_equal(in->model->stages[0].nops, 1);
+	instance_free(in);
+}
+
+/* instance_from_json: the parser's core on a value, which stays the
+ * caller's; the same instance and the same messages as from text. */
+static void test_from_json(void **state)
+{
+	(void)state;
+	json_error_t jerr;
+	json_t *root = json_loads(formats_example, 0, &jerr);
+	assert_non_null(root);
+	struct instance *in = NULL, *text = parse_as(formats_example, "x.json");
+	struct error err = {{0}};
+	assert_int_equal(instance_from_json(root, "x.json", &in, &err), STATUS_OK);
+	assert_instances_equal(in, text);
+	assert_int_equal(json_integer_value(json_object_get(root, "devices")), 4);
+	instance_free(in);
+	instance_free(text);
+	json_decref(root);
+
+	root = json_pack("{s:i,s:i,s:{s:[ii],s:i}}", "devices", 2, "microbatches", 1, "cost",
+			 "F", 1, 1, "B", 0);
+	in = (struct instance *)1;
+	assert_int_equal(instance_from_json(root, "obj", &in, &err), STATUS_ERROR);
+	assert_null(in);
+	assert_string_equal(err.msg, "instance 'obj': cost.B: duration 0: F and B must take time");
+	json_decref(root);
+}
+
+/*
+ * The FORMATS.md example built in code: placement "linear" gives stage l
+ * device l, the chain's edges are written out, and every field equals the
+ * parsed file's (the derived ones too).
+ */
+static void test_new_finish_example(void **state)
+{
+	(void)state;
+	struct instance_size size = {.devices = 4, .stages = 4, .nedges = 3, .microbatches = 8,
+				     .split_backward = true, .has_memory = true, .has_limit = true};
+	struct instance *in = instance_new("zb-1p-example", &size);
+	assert_non_null(in);
+	free(in->placement);
+	in->placement = strdup("linear");
+	for (int l = 0; l < 4; l++) {
+		in->stage_device[l] = 3;   /* overwritten by the named placement */
+		in->cost[OP_F][l] = 18522;
+		in->cost[OP_B][l] = 18086;
+		in->cost[OP_W][l] = 9337;
+		in->mem[OP_F][l] = 2;
+		in->mem[OP_B][l] = -1;
+		in->mem[OP_W][l] = -1;
+		in->limit[l] = 16;
+	}
+	for (int e = 0; e < 3; e++) {
+		in->edges[e][0] = e;
+		in->edges[e][1] = e + 1;
+		in->edge_comm[e] = 601;
+	}
+	struct error err = {{0}};
+	if (instance_finish(in, "built", &err))
+		fail_msg("%s", err.msg);
+	assert_ints(in->stage_device, (int[]){0, 1, 2, 3}, 4);
+	assert_true(in->is_chain);
+	assert_ints(in->topo, (int[]){0, 1, 2, 3}, 4);
+	struct instance *file = parse_as(formats_example, "x.json");
+	assert_instances_equal(in, file);
+	/* a second finish after an edit recomputes the derived fields */
+	in->edge_comm[1] = 7;
+	file->edge_comm[1] = 7;
+	assert_int_equal(instance_finish(in, "built", &err), STATUS_OK);
+	assert_int_equal(link_lag(in->succ, in->succ_start[1], in->succ_start[2], 2), 7);
+	instance_free(file);
+	instance_free(in);
+}
+
+/*
+ * A diamond 0 -> {1, 2} -> 3 on a list placement [0, 1, 1, 0], fused
+ * backward, no memory, span objective, with a model; "v" with 2 chunks on
+ * 2 devices gives devices 0, 1, 1, 0 by hand (pass 0 forward, pass 1 back).
+ */
+static void test_new_finish_dag(void **state)
+{
+	(void)state;
+	struct instance_size size = {.devices = 2, .stages = 4, .nedges = 4, .microbatches = 3};
+	struct instance *in = instance_new("diamond", &size);
+	assert_non_null(in);
+	assert_null(in->cost[OP_W]);
+	assert_null(in->mem[OP_F]);
+	assert_null(in->limit);
+	int dev[4] = {0, 1, 1, 0}, E[4][2] = {{0, 1}, {0, 2}, {1, 3}, {2, 3}};
+	for (int l = 0; l < 4; l++) {
+		in->stage_device[l] = dev[l];
+		in->cost[OP_F][l] = l + 1;
+		in->cost[OP_B][l] = 2 * (l + 1);
+	}
+	for (int e = 0; e < 4; e++) {
+		in->edges[e][0] = E[e][0];
+		in->edges[e][1] = E[e][1];
+		in->edge_comm[e] = 5;
+	}
+	in->objective = OBJ_SPAN;
+	in->model = stage_model_new("g", 4);
+	assert_non_null(in->model);
+	assert_int_equal(stage_model_add(in->model, 0, "a", "linear"), 0);
+	assert_int_equal(stage_model_add(in->model, 3, "d", "gelu"), 0);
+	struct error err = {{0}};
+	if (instance_finish(in, "diamond", &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(in->kinds, 2);
+	assert_false(in->is_chain);
+	/* 0 -> 1 crosses devices (lag 5); 1 -> 3 too; 0 and 3 share device 0 */
+	assert_int_equal(link_lag(in->succ, in->succ_start[0], in->succ_start[1], 1), 5);
+	assert_int_equal(link_lag(in->pred, in->pred_start[3], in->pred_start[4], 1), 5);
+	struct instance *file = parse_as(
+		"{\"name\":\"diamond\",\"devices\":2,\"microbatches\":3,\"placement\":[0,1,1,0],"
+		"\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":[1,2,3,4],\"B\":[2,4,6,8]},"
+		"\"comm\":5,\"objective\":\"span\",\"model\":{\"graph\":\"g\",\"stages\":"
+		"[[{\"name\":\"a\",\"kind\":\"linear\"}],[],[],[{\"name\":\"d\",\"kind\":\"gelu\"}]]}}",
+		"diamond.json");
+	assert_instances_equal(in, file);
+	instance_free(file);
+
+	free(in->placement);
+	in->placement = strdup("v");
+	in->chunks = 2;
+	memset(in->stage_device, 0, 4 * sizeof(int));
+	assert_int_equal(instance_finish(in, "diamond", &err), STATUS_OK);
+	assert_ints(in->stage_device, (int[]){0, 1, 1, 0}, 4);
+	instance_free(in);
+}
+
+/* A valid instance to break: 3 devices, list [0, 1, 2], chain, split,
+ * memory F 2, B -1, W -1, limit 16, model of 3 empty stages. */
+static struct instance *base_built(void)
+{
+	struct instance_size size = {.devices = 3, .stages = 3, .nedges = 2, .microbatches = 2,
+				     .split_backward = true, .has_memory = true, .has_limit = true};
+	struct instance *in = instance_new("built", &size);
+	assert_non_null(in);
+	for (int l = 0; l < 3; l++) {
+		in->stage_device[l] = l;
+		in->cost[OP_F][l] = in->cost[OP_B][l] = in->cost[OP_W][l] = 1;
+		in->mem[OP_F][l] = 2;
+		in->mem[OP_B][l] = in->mem[OP_W][l] = -1;
+		in->limit[l] = 16;
+	}
+	for (int e = 0; e < 2; e++) {
+		in->edges[e][0] = e;
+		in->edges[e][1] = e + 1;
+	}
+	in->model = stage_model_new(NULL, 3);
+	assert_non_null(in->model);
+	return in;
+}
+
+static void break_cost_f(struct instance *in) { in->cost[OP_F][1] = 0; }
+static void break_cost_w(struct instance *in) { in->cost[OP_W][0] = -1; }
+static void break_comm(struct instance *in) { in->edge_comm[0] = INST_MAX_DURATION + 1; }
+static void break_devices(struct instance *in) { in->devices = 0; }
+static void break_device_of(struct instance *in) { in->stage_device[2] = 5; }
+static void break_placement(struct instance *in)
+{
+	free(in->placement);
+	in->placement = strdup("ring");
+}
+static void break_linear_count(struct instance *in)
+{
+	free(in->placement);
+	in->placement = strdup("interleaved");
+	in->chunks = 2;   /* 6 stages, but 3 */
+}
+static void break_loop(struct instance *in) { in->edges[1][0] = 1, in->edges[1][1] = 1; }
+static void break_dup(struct instance *in) { in->edges[1][0] = 0, in->edges[1][1] = 1; }
+static void break_endpoint(struct instance *in) { in->edges[0][1] = 9; }
+static void break_cycle(struct instance *in) { in->edges[1][0] = 1, in->edges[1][1] = 0; }
+static void break_sums(struct instance *in) { in->mem[OP_B][2] = 0; }
+static void break_limit(struct instance *in) { in->limit[1] = 1; }
+static void break_split(struct instance *in) { in->split_backward = false; }
+static void break_no_memory(struct instance *in) { in->has_memory = false; }
+static void break_model(struct instance *in)
+{
+	stage_model_free(in->model);
+	in->model = stage_model_new(NULL, 2);
+}
+static void break_objective(struct instance *in) { in->objective = (enum objective)7; }
+
+/* instance_finish rejects what the parser rejects, in its words, naming
+ * the source and the entry. Expected messages by hand from the rules. */
+static void test_finish_rejects(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		void (*edit)(struct instance *);
+		const char *where, *what;
+	} cases[] = {
+		{"F of 0", break_cost_f, "cost.F[1]: ", "0 is below the minimum 1"},
+		{"negative W", break_cost_w, "cost.W[0]: ", "-1 is negative"},
+		{"comm too big", break_comm, "comm[0]: ", "4294967297 exceeds the maximum 4294967296"},
+		{"no devices", break_devices, "devices: ", "0 is below the minimum 1"},
+		{"no such device", break_device_of, "placement[2]: ",
+		 "stage 2 is placed on device 5, but no such device runs it (devices are 0..2)"},
+		{"unknown placement", break_placement, "placement: ", "unknown placement 'ring'"},
+		{"named count", break_linear_count, "placement: ",
+		 "'interleaved' with 2 chunks on 3 devices means 6 stages, but the instance has 3"},
+		{"self loop", break_loop, "edges[1]: ", "edge from stage 1 to itself makes a cycle"},
+		{"duplicate", break_dup, "edges[1]: ", "duplicate of edges[0]"},
+		{"endpoint", break_endpoint, "edges[0][1]: ", "stage 9 does not exist (stages are 0..2)"},
+		{"cycle", break_cycle, "edges: ", "cycle through stages"},
+		{"sums", break_sums, "memory: ", "deltas of stage 2 sum to 1, expected 0 (F + B + W)"},
+		{"limit", break_limit, "memory.limit: ",
+		 "device 1 has limit 1, below the 2 that F of stage 1 needs"},
+		{"W given", break_split, "cost.W: ", "given, but split_backward is false (fold W into B)"},
+		{"limit alone", break_no_memory, "memory.limit: ", "given, but no memory deltas are"},
+		{"model stages", break_model, "model.stages: ", "has 2 entries for 3 stages"},
+		{"objective", break_objective, "objective: ", "unknown objective 7"},
+	};
+	struct instance *in = base_built();
+	struct error err = {{0}};
+	if (instance_finish(in, "built", &err))
+		fail_msg("base: %s", err.msg);
+	instance_free(in);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		in = base_built();
+		cases[i].edit(in);
+		if (instance_finish(in, "built", &err) != STATUS_ERROR)
+			fail_msg("case '%s': accepted", cases[i].name);
+		check_error_message(cases[i].name, err.msg, "instance 'built': ", cases[i].where,
+				    cases[i].what);
+		instance_free(in);
+	}
+}
+
+/* instance_to_json: the order and values of a small instance by hand (the
+ * default name from the source, the chain written out, per-stage lists). */
+static void test_to_json_text(void **state)
+{
+	(void)state;
+	struct instance *in = parse_as("{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":1,\"B\":2}}",
+				       "dir/t.json");
+	json_t *j = instance_to_json(in);
+	char *text = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(text,
+		"{\"name\":\"t\",\"devices\":2,\"microbatches\":3,\"placement\":\"linear\","
+		"\"edges\":[[0,1]],\"split_backward\":false,\"cost\":{\"F\":[1,1],\"B\":[2,2]},"
+		"\"comm\":[0],\"objective\":\"makespan\"}");
+	free(text);
+	json_decref(j);
+	instance_free(in);
+}
+
+/* Every shape of instance file, written with instance_to_json and parsed
+ * back, is the same instance field by field (digest included). */
+static void test_to_json_round_trip(void **state)
+{
+	(void)state;
+	static const char *const files[] = {
+		formats_example,
+		"{\"devices\":2,\"microbatches\":4,\"chunks\":2,\"placement\":\"interleaved\","
+		"\"cost\":{\"F\":[1,2,3,4],\"B\":2,\"W\":0},\"comm\":[1,2,3],"
+		"\"memory\":{\"F\":3,\"B\":-2,\"W\":-1}}",
+		"{\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"v\","
+		"\"cost\":{\"F\":1,\"B\":1},\"objective\":\"span\"}",
+		"{\"name\":\"d\",\"devices\":2,\"microbatches\":1,\"placement\":[1,0,1],"
+		"\"edges\":[[2,1],[0,1]],\"cost\":{\"F\":1,\"B\":1,\"W\":1},\"comm\":[4,0],"
+		"\"memory\":{\"F\":1,\"B\":0,\"W\":-1,\"limit\":[5,6]},"
+		"\"model\":{\"stages\":[[{\"name\":\"x\",\"kind\":\"linear\"}],[],[]]}}",
+		"{\"devices\":3,\"microbatches\":2,\"chunks\":1,\"placement\":[0,1,2],\"edges\":[],"
+		"\"cost\":{\"F\":1,\"B\":1}}",
+	};
+	for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+		struct instance *in = parse_as(files[i], "rt.json");
+		struct instance *back = instance_round_trip(in, "rt.json");
+		assert_instances_equal(in, back);
+		instance_free(back);
+		instance_free(in);
+	}
+}
+
+/* instance_write writes a file that instance_read reads back equal; a
+ * path in a missing folder fails naming it. */
+static void test_instance_write(void **state)
+{
+	(void)state;
+	struct instance *in = parse_as(formats_example, "x.json");
+	struct error err = {{0}};
+	const char *path = "test_instance_write.json";
+	assert_int_equal(instance_write(in, path, &err), STATUS_OK);
+	struct instance *back = NULL;
+	if (instance_read(path, &back, &err))
+		fail_msg("%s", err.msg);
+	remove(path);
+	assert_instances_equal(in, back);
+	instance_free(back);
+	assert_int_equal(instance_write(in, "no-such-dir/x.json", &err), STATUS_ERROR);
+	assert_contains(err.msg, "no-such-dir/x.json");
+	instance_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -965,6 +1310,14 @@ int main(void)
 		cmocka_unit_test(test_read_dataset),
 		cmocka_unit_test(test_read_malformed_file),
 		cmocka_unit_test(test_bad_datasets),
+		cmocka_unit_test(test_model_typed),
+		cmocka_unit_test(test_from_json),
+		cmocka_unit_test(test_new_finish_example),
+		cmocka_unit_test(test_new_finish_dag),
+		cmocka_unit_test(test_finish_rejects),
+		cmocka_unit_test(test_to_json_text),
+		cmocka_unit_test(test_to_json_round_trip),
+		cmocka_unit_test(test_instance_write),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

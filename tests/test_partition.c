@@ -11,6 +11,7 @@
  * DP's search.
  */
 #include "test_helpers.h"
+#include "instance_equal.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -1181,6 +1182,89 @@ static void test_bridge(void **state)
 	graph_free(g);
 }
 
+/* The typed instance of partition p equals, field by field and by digest,
+ * what its file (instance_to_json, as `partition -o` writes it) parses to. */
+static void check_typed_equals_file(const struct graph *g, const struct partition *p,
+				    const char *label)
+{
+	struct instance *built = NULL;
+	struct error err = {{0}};
+	if (partition_instance(g, p, label, &built, &err))
+		fail_msg("%s: %s", label, err.msg);
+	struct instance *file = instance_round_trip(built, label);
+	assert_instances_equal(built, file);
+	/* the mapping's shape, by its definition (bridge.c): one device per
+	 * stage, split backward, memory with a limit, every operator once */
+	assert_int_equal(built->devices, p->nstages);
+	assert_int_equal(built->stages, p->nstages);
+	assert_int_equal(built->microbatches, p->microbatches);
+	assert_string_equal(built->placement, "list");
+	assert_true(built->split_backward && built->has_memory && built->has_limit);
+	int ops = 0;
+	for (int s = 0; s < p->nstages; s++) {
+		assert_int_equal(built->stage_device[s], s);
+		assert_int_equal(built->model->stages[s].nops, p->stages[s].nops);
+		ops += built->model->stages[s].nops;
+	}
+	assert_int_equal(ops, g->nops);
+	assert_string_equal(built->model->graph, g->name);
+	instance_free(file);
+	instance_free(built);
+}
+
+/*
+ * The bridge builds the instance in code: on the diamond (the values of
+ * test_bridge, by hand) and on bundled graphs, graph and sequential
+ * pipelines, it equals the instance its written file parses to.
+ */
+static void test_bridge_typed(void **state)
+{
+	(void)state;
+	struct graph *g = bridge_graph();
+	struct partition_options o = {.devices = 4};
+	struct partition p;
+	struct error err = {{0}};
+	if (partition_dp(g, &o, &p, &err))
+		fail_msg("%s", err.msg);
+	check_typed_equals_file(g, &p, "bridge-test");
+	struct instance *in = NULL;
+	assert_int_equal(partition_instance(g, &p, "bridge-test", &in, &err), STATUS_OK);
+	int of[4];
+	stage_of(g, &p, of);
+	/* one op per stage, named o0..o3 (spec_graph) */
+	for (int v = 0; v < 4; v++) {
+		char name[8];
+		snprintf(name, sizeof name, "o%d", v);
+		assert_int_equal(in->model->stages[of[v]].nops, 1);
+		assert_string_equal(in->model->stages[of[v]].ops[0].name, name);
+	}
+	/* F: a 2.5 -> 3, d 7; limit: a 11, d 3 (test_bridge's arithmetic) */
+	assert_int_equal(in->cost[OP_F][of[0]], 3);
+	assert_int_equal(in->cost[OP_F][of[3]], 7);
+	assert_int_equal(in->limit[of[0]], 11);
+	assert_int_equal(in->limit[of[3]], 3);
+	instance_free(in);
+	partition_release(&p);
+	graph_free(g);
+
+	static const char *const graphs[] = {"candle-uno-a100", "mmt-a100", "dlrm-a100",
+					     "gpt-1.5b-a100"};
+	for (size_t i = 0; i < sizeof graphs / sizeof *graphs; i++)
+		for (int seq = 0; seq < 2; seq++) {
+			char path[1024];
+			snprintf(path, sizeof path, "%s/datasets/graphs/%s.json", PIPEOPT_SOURCE_DIR,
+				 graphs[i]);
+			if (graph_read(path, &g, &err))
+				fail_msg("%s", err.msg);
+			struct partition_options po = {.devices = 4, .sequential = seq};
+			if (partition_dp(g, &po, &p, &err))
+				fail_msg("%s: %s", graphs[i], err.msg);
+			check_typed_equals_file(g, &p, graphs[i]);
+			partition_release(&p);
+			graph_free(g);
+		}
+}
+
 /* ---- 8. the sequential pipeline ------------------------------------------------- */
 
 /*
@@ -1493,6 +1577,7 @@ int main(void)
 		cmocka_unit_test(test_memory_limit),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_bridge),
+		cmocka_unit_test(test_bridge_typed),
 		cmocka_unit_test(test_sequential_fork),
 		cmocka_unit_test(test_sequential_diamond),
 		cmocka_unit_test(test_size_choice),
