@@ -178,7 +178,7 @@ static void test_run_then_rerun(void **state)
 	assert_int_equal(get_int(j, "ran"), 12);
 	assert_int_equal(get_int(j, "rows"), 12);
 	assert_int_equal(get_int(j, "failed"), 0);
-	assert_int_equal(get_int(j, "jobs"), 2);
+	assert_int_equal(get_int(j, "threads"), 2);
 	json_decref(j);
 	run_free(&r);
 	json_t *rows = rows_by_key("fam.jsonl", (const char *const *)keys, n);
@@ -194,7 +194,7 @@ static void test_run_then_rerun(void **state)
 	assert_int_equal(count_char("fam.csv", '\n'), 13);
 	char *before = slurp("fam.jsonl", NULL);
 
-	RUN(&r, "sweep", "fam.json", "-o", "fam.jsonl", "--jobs", "2", "--json");
+	RUN(&r, "sweep", "fam.json", "-o", "fam.jsonl", "--threads", "2", "--json");
 	if (r.status)
 		fail_msg("exit %d: %s", r.status, r.err);
 	j = parse_json(r.out);
