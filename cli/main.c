@@ -3,10 +3,12 @@
  * A table of subcommands in the style of git; one file per subcommand.
  */
 #include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "methods/method.h"
 
 struct command {
 	const char *name;
@@ -34,6 +36,36 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
 
+static const char *command_at(int i)
+{
+	return i >= 0 && i < NCOMMANDS ? commands[i].name : NULL;
+}
+
+/* The README's option tables (`pipeopt help --options`): the shared
+ * options, then each method's, all from the tables themselves. */
+static void print_option_tables(void)
+{
+	static const struct opt *const shared[] = {
+		run_opts_json, run_opts_output, run_opts_threads, run_opts_time_limit,
+		run_opts_progress, run_opts_timeline};
+	struct run_opts run;
+	struct opt_set set = {.cmd = "shared"};
+	for (size_t t = 0; t < sizeof shared / sizeof *shared; t++)
+		opts_add(&set, shared[t], &run);
+	printf("Shared options: one name and one meaning in every command that takes them.\n\n"
+	       "| option | default | sweep key | meaning |\n| --- | --- | --- | --- |\n");
+	opts_markdown(&set, stdout);
+	for (int i = 0; i < method_count(); i++) {
+		const struct method *m = method_at(i);
+		_Alignas(max_align_t) char settings[4096];   /* never read: markdown shows defaults */
+		method_opt_set(m, settings, &run, &set);
+		printf("\n`%s` (%s%s): %s.\n\n| option | default | sweep key | meaning |\n"
+		       "| --- | --- | --- | --- |\n", m->name, m->run ? "command and sweep method" :
+		       "command", m->on_graph ? ", on a model graph" : "", m->summary);
+		opts_markdown(&set, stdout);
+	}
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: pipeopt COMMAND [ARGS] [--json]\n\n"
@@ -55,6 +87,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	const char *name = argv[1];
+	if (!strcmp(name, "help") && argc == 3 && !strcmp(argv[2], "--options")) {
+		print_option_tables();
+		return 0;
+	}
 	if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
 		if (argc > 2 && strcmp(name, "help") == 0) {
 			for (int i = 0; i < NCOMMANDS; i++)
@@ -73,6 +109,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(name, commands[i].name))
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "error: '%s' is not a pipeopt command (see 'pipeopt --help')\n", name);
+	char dym[128];
+	fprintf(stderr, "error: '%s' is not a pipeopt command%s (see 'pipeopt --help')\n", name,
+		opts_did_you_mean(opts_suggest_fn(name, command_at), dym, sizeof dym));
 	return EXIT_USAGE;
 }

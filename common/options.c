@@ -412,7 +412,15 @@ void opts_markdown(const struct opt_set *s, FILE *f)
 					*c = '_';
 		}
 		const char *d = default_of(s, all[i]);
-		fprintf(f, "| `%s` | %s | %s | %s |\n", spelling(all[i], sp, sizeof sp),
+		char esc[512];
+		size_t k = 0;   /* a '|' inside a table cell must be escaped */
+		for (const char *c = spelling(all[i], sp, sizeof sp); *c && k < sizeof esc - 2; c++) {
+			if (*c == '|')
+				esc[k++] = '\\';
+			esc[k++] = *c;
+		}
+		esc[k] = 0;
+		fprintf(f, "| `%s` | %s | %s | %s |\n", esc,
 			d && all[i]->type != OPT_FLAG ? d : "",
 			*key ? key : "", all[i]->help);
 	}
@@ -554,30 +562,31 @@ json_t *opts_to_json(const struct opt_set *s)
 
 /* ---- names ------------------------------------------------------------------------- */
 
-/* Levenshtein distance, capped: the "did you mean" measure. */
+/* Edit distance with adjacent transpositions (optimal string alignment:
+ * "glkp" is one edit from "glpk"): the "did you mean" measure. */
 static int distance(const char *a, const char *b)
 {
 	size_t na = strlen(a), nb = strlen(b);
 	if (na > 63 || nb > 63)
 		return 99;
-	int row[64];
+	int d[64][64];
+	for (size_t i = 0; i <= na; i++)
+		d[i][0] = (int)i;
 	for (size_t j = 0; j <= nb; j++)
-		row[j] = (int)j;
-	for (size_t i = 1; i <= na; i++) {
-		int diag = row[0];
-		row[0] = (int)i;
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= na; i++)
 		for (size_t j = 1; j <= nb; j++) {
-			int up = row[j];
-			int best = diag + (a[i - 1] != b[j - 1]);
-			if (up + 1 < best)
-				best = up + 1;
-			if (row[j - 1] + 1 < best)
-				best = row[j - 1] + 1;
-			row[j] = best;
-			diag = up;
+			int best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < best)
+				best = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < best)
+				best = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < best)
+				best = d[i - 2][j - 2] + 1;
+			d[i][j] = best;
 		}
-	}
-	return row[nb];
+	return d[na][nb];
 }
 
 const char *opts_suggest(const char *word, const char *const *names, int n)

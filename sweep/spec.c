@@ -190,7 +190,9 @@ static enum status parse_method(const struct ctx *c, json_t *o, int i, struct sw
 		return STATUS_ERROR;
 	if (m->method == &method_family && !((struct family_settings *)m->settings)->family)
 		return fail(c, key, "family: expected a family name (see 'pipeopt families')");
-	m->run.threads = 1;   /* a sweep runs tasks side by side, one thread each */
+	/* a sweep runs tasks side by side: one thread each unless the spec says */
+	if (!json_object_get(m->obj, "threads"))
+		m->run.threads = 1;
 	if (m->run.time_limit > cap)
 		m->run.time_limit = cap;
 	if (!(m->settings_json = opts_to_json(&set)))

@@ -1358,6 +1358,58 @@ static void test_usage_unknown_option(void **state)
 	}
 }
 
+/* README.md's option tables are exactly `pipeopt help --options` (the
+ * method table's own markdown), so a changed option cannot leave them
+ * stale; and every method and shared option is in them. */
+static void test_readme_options_current(void **state)
+{
+	struct run r;
+	RUN(&r, "help", "--options");
+	assert_int_equal(r.status, 0);
+	FILE *f = fopen(PIPEOPT_SOURCE_DIR "/README.md", "r");
+	assert_non_null(f);
+	static char text[1 << 20];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = 0;
+	const char *begin = strstr(text, "<!-- options:begin -->\n");
+	const char *end = strstr(text, "<!-- options:end -->");
+	assert_non_null(begin);
+	assert_non_null(end);
+	begin += strlen("<!-- options:begin -->\n");
+	if ((size_t)(end - begin) != strlen(r.out) || strncmp(begin, r.out, (size_t)(end - begin)))
+		fail_msg("README.md's option tables are stale: run scripts/readme-options.sh");
+	static const char *const must[] = {"`--threads N`", "`--time-limit S`", "`--json`",
+		"`-o, --output FILE`", "`--[no-]progress`", "`--[no-]timeline`", "`--width N`",
+		"`solve`", "`search`", "`partition`", "`family`", "`--solver cbc\\|glpk`",
+		"`--[no-]exact-seed`"};
+	for (size_t i = 0; i < sizeof must / sizeof *must; i++)
+		assert_contains(r.out, must[i]);
+	run_free(&r);
+}
+
+/* A mistyped command, option or choice names the closest one. */
+static void test_did_you_mean(void **state)
+{
+	struct run r;
+	RUN(&r, "slove", FUSED);
+	assert_usage(&r);
+	assert_contains(r.err, "did you mean 'solve'");
+	run_free(&r);
+	RUN(&r, "solve", FUSED, "--time-limt", "3");
+	assert_usage(&r);
+	assert_contains(r.err, "did you mean '--time-limit'");
+	run_free(&r);
+	RUN(&r, "solve", FUSED, "--solver", "glkp");
+	assert_usage(&r);
+	assert_contains(r.err, "did you mean 'glpk'");
+	run_free(&r);
+	RUN(&r, "search", FUSED, "--no-exact-sed");
+	assert_usage(&r);
+	assert_contains(r.err, "did you mean '--no-exact-seed'");
+	run_free(&r);
+}
+
 static void test_help(void **state)
 {
 	static const char *const cmds[] = {"simulate", "generate", "convert",
@@ -2393,6 +2445,8 @@ int main(void)
 		cmocka_unit_test(test_usage_no_args),
 		cmocka_unit_test(test_usage_unknown_option),
 		cmocka_unit_test(test_help),
+		cmocka_unit_test(test_readme_options_current),
+		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_generate_program_file),
 		cmocka_unit_test(test_program_file_errors),
 		cmocka_unit_test(test_families_all_listed),
