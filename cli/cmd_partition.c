@@ -1,10 +1,12 @@
 /* pipeopt partition GRAPH --devices D: GraphPipe's partitioner. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 #include "partition/bridge.h"
 #include "partition/partition.h"
 #include "common/clock.h"
@@ -17,87 +19,43 @@ static const char usage_text[] =
 	"minimising the bottleneck stage's time per sample under the memory limit\n"
 	"(the model is in partition/partition.h). Reports the stages, the stage DAG,\n"
 	"in-flight micro-batches (1F1B on the DAG), time per sample and the\n"
-	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n\n"
-	"  --devices D                devices to use (required)\n"
-	"  --method dp|ilp            GraphPipe's DP over the series-parallel tree (default),\n"
-	"                             or the exact MILP over every convex partition (small\n"
-	"                             graphs; certified when the solver proves optimality)\n"
-	"  --solver %-17s MILP solver for --method ilp (default cbc)\n"
-	"  --time-limit S             seconds per micro-batch size for --method ilp (default 60)\n"
-	"  --sequential               a chain of stages (PipeDream/Piper-style baseline)\n"
-	"  --microbatch-sizes L       comma-separated sizes to try (default: the graph's)\n"
-	"  --costs COSTS            use a cost table ('pipeopt profile') instead of the graph's costs\n"
-	"  -o, --output INSTANCE      write the partition as a schedule instance\n"
-	"  --json                     print one JSON object\n";
+	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n"
+	"--method ilp is certified when the solver proves optimality; its\n"
+	"--time-limit applies to each micro-batch size. -o writes the partition\n"
+	"as a schedule instance.\n";
 
 #define MAX_SIZES 16
 
 struct popts {
+	struct partition_settings s;
+	struct run_opts run;
 	struct partition_options p;
 	int sizes[MAX_SIZES];
-	const char *output, *solver, *costs;
-	double time_limit;
-	bool json, ilp;
+	bool ilp;
 };
 
-static int parse(int argc, char **argv, struct popts *o)
+static int parse(int argc, char **argv, struct popts *o, char **path)
 {
-	static const struct option opts[] = {
-		{"devices", required_argument, 0, 'd'}, {"method", required_argument, 0, 'm'},
-		{"sequential", no_argument, 0, 's'}, {"microbatch-sizes", required_argument, 0, 'b'},
-		{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-		{"costs", required_argument, 0, 'C'},
-		{"solver", required_argument, 0, 'S'}, {"time-limit", required_argument, 0, 't'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	int c;
-	double v;
-	char names[128];
+	struct opt_set set;
 	memset(o, 0, sizeof *o);
-	o->solver = "cbc";
-	o->time_limit = 60;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (!cli_number(optarg, 1, 4096, true, &v))
-				return cli_usage("partition", "--devices needs 1 to 4096");
-			o->p.devices = (int)v;
-			break;
-		case 'm':
-			if (strcmp(optarg, "dp") && strcmp(optarg, "ilp"))
-				return cli_usage("partition", "unknown --method '%s' (dp or ilp)", optarg);
-			o->ilp = !strcmp(optarg, "ilp");
-			break;
-		case 'S':
-			if (!solver_find(optarg))
-				return cli_usage("partition", "unknown solver '%s' (%s)", optarg,
-						 solver_names(names, sizeof names, " or "));
-			o->solver = optarg;
-			break;
-		case 't':
-			if (!cli_number(optarg, 1e-3, 1e7, false, &o->time_limit))
-				return cli_usage("partition", "--time-limit needs seconds > 0");
-			break;
-		case 's': o->p.sequential = true; break;
-		case 'b':
-			if (!cli_sizes(optarg, MAX_SIZES, 1 << 24, o->sizes, &o->p.nsizes))
-				return cli_usage("partition", "--microbatch-sizes needs up to %d ascending whole numbers >= 1, comma-separated",
-						 MAX_SIZES);
-			o->p.sizes = o->sizes;
-			break;
-		case 'o': o->output = optarg; break;
-		case 'C': o->costs = optarg; break;
-		case 'j': o->json = true; break;
-		case 'h': printf(usage_text, solver_names(names, sizeof names, "|")); return -1;
-		default:
-			return cli_usage("partition", "unknown option or missing value in '%s'",
-					 argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage("partition", "expected one GRAPH file");
-	if (!o->p.devices)
+	method_opt_set(&method_partition, &o->s, &o->run, &set);
+	opts_add(&set, run_opts_output, &o->run);
+	opts_add(&set, run_opts_json, &o->run);
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, path, 1, 1, &npos,
+				 "expected one GRAPH file");
+	if (rc)
+		return rc;
+	if (!o->s.devices)
 		return cli_usage("partition", "--devices is required");
+	o->p.devices = (int)o->s.devices;
+	o->p.sequential = o->s.sequential;
+	o->ilp = !strcmp(o->s.method, "ilp");
+	if (o->s.sizes) {
+		if (!cli_sizes(o->s.sizes, MAX_SIZES, 1 << 24, o->sizes, &o->p.nsizes))
+			return cli_usage("partition", "--microbatch-sizes needs up to %d ascending whole numbers >= 1, comma-separated",
+					 MAX_SIZES);
+		o->p.sizes = o->sizes;
+	}
 	return 0;
 }
 
@@ -154,7 +112,8 @@ static void print_human(const struct graph *g, const struct partition *p, double
 int cmd_partition(int argc, char **argv)
 {
 	struct popts o;
-	int rc = parse(argc, argv, &o);
+	char *path;
+	int rc = parse(argc, argv, &o, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct error err;
@@ -162,30 +121,33 @@ int cmd_partition(int argc, char **argv)
 	struct partition p = {0};
 	struct ilp_info info = {0};
 	double t0 = clock_seconds();
-	if (graph_read(argv[optind], &g, &err) ||
-	    (o.costs && graph_apply_costs(g, o.costs, &err)) ||
-	    (o.ilp ? partition_ilp(g, &o.p, o.solver, o.time_limit, &p, &info, &err)
+	if (graph_read(path, &g, &err) ||
+	    (o.s.costs && graph_apply_costs(g, o.s.costs, &err)) ||
+	    (o.ilp ? partition_ilp(g, &o.p, o.s.solver, o.run.time_limit, &p, &info, &err)
 		   : partition_dp(g, &o.p, &p, &err))) {
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
 	double seconds = clock_seconds() - t0;
-	if (o.output) {
+	if (o.run.output) {
 		struct instance *in = NULL;
 		enum status st = partition_instance(g, &p, g->name, &in, &err);
 		if (!st)
-			st = instance_write(in, o.output, &err);
+			st = instance_write(in, o.run.output, &err);
 		instance_free(in);
 		if (st) {
-			rc = cli_fail(o.json, &err);
+			rc = cli_fail(o.run.json, &err);
 			goto out;
 		}
 	}
-	if (o.json) {
+	if (o.run.json) {
 		json_t *j = result_json(g, &p, seconds, o.p.sequential, o.ilp ? "ilp" : "dp");
+		bool proven = o.ilp && info.certified;
+		json_object_set_new(j, "status", json_string(outcome_name(proven ? OUTCOME_OPTIMAL :
+									 OUTCOME_FEASIBLE)));
 		if (o.ilp) {
 			json_object_set_new(j, "certified", json_boolean(info.certified));
-			json_object_set_new(j, "solver", json_string(o.solver));
+			json_object_set_new(j, "solver", json_string(o.s.solver));
 			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:f}", "solves", info.solves,
 				"columns", info.columns, "rows", info.rows, "solver_seconds", info.seconds));
 		}
@@ -193,7 +155,7 @@ int cmd_partition(int argc, char **argv)
 	} else {
 		print_human(g, &p, seconds, o.p.sequential);
 		if (o.ilp)
-			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.solver,
+			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.s.solver,
 			       info.solves, info.columns, info.rows, info.seconds,
 			       info.certified ? "certified optimal (within the cost model)" : "not proven optimal");
 	}

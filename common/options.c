@@ -79,7 +79,13 @@ static bool is_word_default(const struct opt *o, const char *d)
 		(void)strtod(d, &end);
 		return *end != 0 || end == d;
 	}
-	return o->type == OPT_LIST || o->type == OPT_FLAG;
+	if (o->type == OPT_CHOICE) {   /* a name the registry has, else words */
+		for (int i = 0; o->choice(i); i++)
+			if (!strcmp(o->choice(i), d))
+				return false;
+		return true;
+	}
+	return true;   /* strings (paths) and lists: a default is always in words */
 }
 
 /* ---- values -------------------------------------------------------------------- */

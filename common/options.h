@@ -13,8 +13,9 @@
  *
  * Defaults are text, parsed by the same code as a user's value, so the
  * default the help shows is the one used. A default in words ("all cores",
- * "when stderr is a terminal") leaves the field zero (or -1 for a
- * boolean) and the method resolves it at run time.
+ * "when stderr is a terminal"; for a string or list always, for a choice
+ * when it is not one of the names) leaves the field zero, NULL (or -1 for
+ * a boolean) and the method resolves it at run time.
  *
  * Value storage by type (at `offset` in the settings struct):
  *   OPT_FLAG    bool         present: true

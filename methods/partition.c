@@ -16,16 +16,19 @@ static const char *partition_method_at(int i)
 const struct opt partition_opts[] = {
 	{.name = "method", .type = OPT_CHOICE, .choice = partition_method_at, .dflt = "dp",
 	 .offset = OFF(method), .where = OPT_BOTH,
-	 .help = "GraphPipe's DP, or the exact partition MILP"},
+	 .help = "GraphPipe's DP over the series-parallel tree, or the exact MILP over every convex partition (small graphs)"},
 	{.name = "sequential", .type = OPT_FLAG, .offset = OFF(sequential), .where = OPT_BOTH,
 	 .help = "stages form a chain (the sequential pipeline baseline)"},
 	{.name = "solver", .type = OPT_CHOICE, .choice = solve_solver_at, .dflt = "cbc",
 	 .offset = OFF(solver), .where = OPT_BOTH, .help = "the MILP solver (ilp)"},
-	{.name = "devices", .type = OPT_INT, .arg = "N", .lo = 1, .hi = 100000,
-	 .offset = OFF(devices), .where = OPT_CLI, .help = "devices to use (required)"},
-	{.name = "sizes", .type = OPT_STRING, .arg = "LIST", .dflt = "the graph's",
+	{.name = "devices", .type = OPT_INT, .arg = "D", .lo = 1, .hi = 4096,
+	 .offset = OFF(devices), .where = OPT_CLI,
+	 .help = "devices to use (required; in a sweep, the point's)"},
+	{.name = "microbatch-sizes", .type = OPT_STRING, .arg = "L", .dflt = "the graph's",
 	 .offset = OFF(sizes), .where = OPT_CLI,
-	 .help = "micro-batch sizes to try, ascending (e.g. 1,2,4)"},
+	 .help = "comma-separated micro-batch sizes to try, ascending"},
+	{.name = "costs", .type = OPT_STRING, .arg = "COSTS", .offset = OFF(costs),
+	 .where = OPT_CLI, .help = "a cost table ('pipeopt profile') instead of the graph's costs"},
 	{0}};
 
 static enum status run(const struct method_call *c, struct method_result *r, struct error *err)
@@ -68,6 +71,6 @@ const struct method method_partition = {
 	.opts = partition_opts,
 	.size = sizeof(struct partition_settings),
 	.on_graph = true,
-	.time_limit = "60",
+	.time_limit = "60",   /* ilp: per micro-batch size (issue 16 makes it the whole command) */
 	.run = run,
 };

@@ -40,6 +40,7 @@ struct partition_settings {
 	const char *solver;          /* ilp */
 	long devices;                /* the command line's; a sweep point's in sweeps */
 	const char *sizes;           /* "1,2,4": micro-batch sizes, or NULL: the graph's */
+	const char *costs;           /* a cost table file, or NULL */
 };
 
 /* The tables (also for the commands that add their own options). */
