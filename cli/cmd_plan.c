@@ -4,13 +4,14 @@
  * (family 1f1b-dag) and the GA's search, both simulated; report time per
  * sample and the iteration time of each.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "methods/method.h"
 #include "methods/settings.h"
 #include "ga/ga.h"
 #include "partition/bridge.h"
@@ -24,65 +25,30 @@ static const char usage_text[] =
 	"schedule each twice: GraphPipe's fixed 1F1B on the DAG (family 1f1b-dag)\n"
 	"and the GA ('pipeopt search'), both simulated. Reports time per sample\n"
 	"and iteration times (makespans, microseconds); the best combination is\n"
-	"the shortest simulated iteration.\n\n"
-	"  --devices D              devices to use (required)\n"
-	"  --sequential             only the chain of stages (baseline)\n"
-	"  --time-limit S           seconds for each GA run (default 10)\n"
-	"  --seed N                 GA random seed (default 1)\n"
-	"  --costs COSTS            use a cost table ('pipeopt profile') instead of the graph's costs\n"
-	"  -o, --output INSTANCE    write the best plan's schedule instance\n"
-	"  --json                   print one JSON object\n";
+	"the shortest simulated iteration. --time-limit is each GA run's;\n"
+	"--threads the GA's decoding threads.\n";
 
 struct plan_opts {
+	struct plan_settings s;
+	struct run_opts run;
 	struct partition_options p;
-	double time_limit;
-	uint64_t seed;
-	const char *output, *costs;
-	bool json;
 };
 
-static int parse(int argc, char **argv, struct plan_opts *o)
+static int parse(int argc, char **argv, struct plan_opts *o, char **path)
 {
-	static const struct option opts[] = {
-		{"devices", required_argument, 0, 'd'}, {"sequential", no_argument, 0, 's'},
-		{"time-limit", required_argument, 0, 't'}, {"seed", required_argument, 0, 'S'},
-		{"output", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-		{"costs", required_argument, 0, 'C'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	int c;
-	double v;
+	struct opt_set set;
 	memset(o, 0, sizeof *o);
-	o->time_limit = 10;
-	o->seed = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (!cli_number(optarg, 1, 4096, true, &v))
-				return cli_usage("plan", "--devices needs 1 to 4096");
-			o->p.devices = (int)v;
-			break;
-		case 's': o->p.sequential = true; break;
-		case 't':
-			if (!cli_number(optarg, 1e-3, 1e7, false, &o->time_limit))
-				return cli_usage("plan", "--time-limit needs seconds > 0");
-			break;
-		case 'S':
-			if (!cli_seed(optarg, &o->seed))
-				return cli_usage("plan", "--seed needs a whole number from 0 to 2^63 - 1");
-			break;
-		case 'o': o->output = optarg; break;
-		case 'C': o->costs = optarg; break;
-		case 'j': o->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			return cli_usage("plan", "unknown option or missing value in '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage("plan", "expected one GRAPH file");
-	if (!o->p.devices)
+	method_opt_set(&method_plan, &o->s, &o->run, &set);
+	opts_add(&set, run_opts_output, &o->run);
+	opts_add(&set, run_opts_json, &o->run);
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, path, 1, 1, &npos,
+				 "expected one GRAPH file");
+	if (rc)
+		return rc;
+	if (!o->s.devices)
 		return cli_usage("plan", "--devices is required");
+	o->p.devices = (int)o->s.devices;
+	o->p.sequential = o->s.sequential;
 	return 0;
 }
 
@@ -106,8 +72,9 @@ static enum status plan_one(const struct graph *g, const struct plan_opts *o, bo
 	struct ga_options ga;
 	ga_options_init(&ga);
 	ga.exact_solve = search_exact_seed;   /* methods/search.c */
-	ga.time_limit = o->time_limit;
-	ga.seed = o->seed;
+	ga.time_limit = o->run.time_limit;
+	ga.seed = o->s.seed;
+	ga.threads = run_opts_threads_value(&o->run);
 	po.sequential = sequential;
 	row->pipeline = sequential ? "sequential" : "graph";
 	enum status st = partition_dp(g, &po, &row->p, err);
@@ -159,30 +126,31 @@ static void print_row(const struct plan_row *r)
 int cmd_plan(int argc, char **argv)
 {
 	struct plan_opts o;
-	int rc = parse(argc, argv, &o);
+	char *path;
+	int rc = parse(argc, argv, &o, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct error err;
 	struct graph *g = NULL;
 	struct plan_row rows[2] = {{0}};
 	int n = o.p.sequential ? 1 : 2, best = 0;
-	enum status st = graph_read(argv[optind], &g, &err);
-	if (!st && o.costs)
-		st = graph_apply_costs(g, o.costs, &err);
+	enum status st = graph_read(path, &g, &err);
+	if (!st && o.s.costs)
+		st = graph_apply_costs(g, o.s.costs, &err);
 	for (int i = 0; !st && i < n; i++)
 		st = plan_one(g, &o, o.p.sequential || i == 1, &rows[i], &err);
 	for (int i = 1; !st && i < n; i++)
 		if (rows[i].search < rows[best].search)
 			best = i;
-	if (!st && o.output)
-		st = instance_write(rows[best].in, o.output, &err);
+	if (!st && o.run.output)
+		st = instance_write(rows[best].in, o.run.output, &err);
 	if (st) {
-		rc = cli_fail(o.json, &err);
-	} else if (o.json) {
+		rc = cli_fail(o.run.json, &err);
+	} else if (o.run.json) {
 		json_t *a = json_array();
 		for (int i = 0; i < n; i++)
 			json_array_append_new(a, row_json(&rows[i]));
-		cli_print_json(json_pack("{s:s,s:o,s:s,s:I}", "graph", g->name, "plans", a,
+		cli_print_json(json_pack("{s:s,s:s,s:o,s:s,s:I}", "status", "ok", "graph", g->name, "plans", a,
 			"best", rows[best].pipeline, "iteration_time", (json_int_t)rows[best].search));
 	} else {
 		printf("model       %s on %d devices\n", g->name, o.p.devices);

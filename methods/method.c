@@ -12,6 +12,7 @@ static const struct method *const methods[] = {
 	&method_solve,
 	&method_search,
 	&method_partition,
+	&method_plan,
 };
 
 int method_count(void)

@@ -82,5 +82,6 @@ bool method_simulate(const struct method_call *c, struct method_result *r, enum 
 
 /* The registered methods (one file each). */
 extern const struct method method_family, method_solve, method_search, method_partition;
+extern const struct method method_plan;
 
 #endif

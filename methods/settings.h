@@ -43,8 +43,16 @@ struct partition_settings {
 	const char *costs;           /* a cost table file, or NULL */
 };
 
+struct plan_settings {
+	long devices;
+	bool sequential;
+	uint64_t seed;
+	const char *costs;           /* a cost table file, or NULL */
+};
+
 /* The tables (also for the commands that add their own options). */
-extern const struct opt family_opts[], solve_opts[], search_opts[], partition_opts[];
+extern const struct opt family_opts[], solve_opts[], search_opts[], partition_opts[],
+	plan_opts[];
 
 /* Choice enumerators: "auto" and the formulations; the solvers; families. */
 const char *solve_formulation_at(int i);
