@@ -7,12 +7,15 @@
 
 #include "sched/sim.h"
 
+extern const struct method method_best_family;
+
 static const struct method *const methods[] = {
 	&method_family,
 	&method_solve,
 	&method_search,
 	&method_partition,
 	&method_plan,
+	&method_best_family,
 };
 
 int method_count(void)
