@@ -933,6 +933,38 @@ static void check_row_common(const json_t *row, const struct sweep_spec *s,
 	assert_true(json_is_string(json_object_get(row, "pipeopt_version")));
 }
 
+/* Every row records the settings its method ran with, defaults included,
+ * as the method's option table states them: solve's documented defaults
+ * are solver cbc, formulation auto, no cross-check, no forced MILP, 60 s
+ * (here 5, from the spec) and, in a sweep, 1 thread. */
+static void test_row_settings(void **state)
+{
+	struct sweep_spec *s = one_point_spec(FUSED22,
+		"{\"name\": \"ex\", \"solve\": {\"time_limit\": 5}},"
+		" {\"name\": \"g\", \"search\": {\"seeds\": [3], \"generations\": 2}}");
+	json_t *row = sweep_run_task(s, find_task(s, 0, "ex", 0));
+	json_t *want = json_pack("{s:s,s:s,s:b,s:b,s:f,s:i}", "solver", "cbc", "formulation", "auto",
+				 "cross_check", 0, "always_milp", 0, "time_limit", 5.0, "threads", 1);
+	if (!json_equal(json_object_get(row, "settings"), want)) {
+		char *got = json_dumps(json_object_get(row, "settings"), JSON_SORT_KEYS);
+		fail_msg("settings %s", got);
+	}
+	/* the fused 1F1B schedule meets the bound (6): certified by it */
+	assert_int_equal(get_int(row, "objective"), 6);
+	assert_string_equal(get_str(row, "certified_by"), "bound");
+	json_decref(want);
+	json_decref(row);
+	row = sweep_run_task(s, find_task(s, 0, "g", 3));
+	json_t *set = json_object_get(row, "settings");
+	assert_int_equal(get_int(set, "generations"), 2);
+	assert_int_equal(get_int(set, "population"), 64);
+	assert_int_equal(get_int(set, "threads"), 1);
+	assert_null(json_object_get(set, "seed"));   /* the task's own key, not a setting */
+	assert_int_equal(get_int(row, "seed"), 3);
+	json_decref(row);
+	sweep_spec_free(s);
+}
+
 static void test_run_family(void **state)
 {
 	struct sweep_spec *s = one_point_spec(SPLIT22,
@@ -1115,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_results_zero_filled_tail),
 		cmocka_unit_test(test_results_bad_middle_line),
 		cmocka_unit_test(test_results_csv),
+		cmocka_unit_test(test_row_settings),
 		cmocka_unit_test(test_run_family),
 		cmocka_unit_test(test_run_solve_against_brute_force),
 		cmocka_unit_test(test_run_search),
