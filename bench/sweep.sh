@@ -25,7 +25,7 @@ echo "| run | tasks | jobs | wall s | sum of task s | tasks/s | overhead per tas
 echo "|---|---|---|---|---|---|---|"
 row() {  # name jobs spec
   rm -f "$tmp/r.jsonl"
-  "$bin" sweep "$3" -o "$tmp/r.jsonl" --jobs "$2" --no-progress --json > "$tmp/out.json"
+  "$bin" sweep "$3" -o "$tmp/r.jsonl" --threads "$2" --no-progress --json > "$tmp/out.json"
   python3 - "$tmp/out.json" "$1" "$2" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
