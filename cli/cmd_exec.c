@@ -1,5 +1,5 @@
 /* pipeopt exec INSTANCE: run a schedule on real tensors and check it. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +8,8 @@
 #include "cli/cli.h"
 #include "common/mpi.h"
 #include "exec/exec.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 
 static const char usage_text[] =
 	"usage: pipeopt exec INSTANCE (--schedule FILE | --family NAME) [options]\n\n"
@@ -19,77 +21,46 @@ static const char usage_text[] =
 	"operators from the instance's \"model\" (what 'pipeopt partition -o'\n"
 	"writes) as layers of width H (linear, GELU, layer norm, attention; fp32,\n"
 	"OpenBLAS), or one linear + GELU layer per stage without it. A schedule\n"
-	"that deadlocks or breaks the instance is refused first.\n\n"
-	"  --schedule FILE          the schedule (json or torch csv)\n"
-	"  --family NAME            or a family's schedule\n"
-	"  --hidden H               layer width (default 256)\n"
-	"  --rows R                 samples per micro-batch (default 64)\n"
-	"  --watchdog S             seconds a worker may wait before the run fails (default 30)\n"
-	"  --workers threads|mpi    worker threads (default), or MPI ranks: run as\n"
-	"                           mpirun -np DEVICES pipeopt exec ... --workers mpi\n"
-	"  --device cpu|cuda        run on CPU threads (default) or on the GPU, one CUDA\n"
-	"                           stream per device (needs a CUDA build and a GPU)\n"
-	"  --trace FILE             per-op timings as a Chrome trace\n"
-	"  --json                   print one JSON object\n";
+	"that deadlocks or breaks the instance is refused first. --workers is\n"
+	"one worker per device (threads, or MPI ranks), not --threads.\n";
 
 struct xopts {
+	struct exec_settings s;
+	struct run_opts run;
 	struct exec_options x;
 	const char *schedule, *family, *trace;
-	bool json, mpi;
+	bool mpi;
 };
 
-static int parse(int argc, char **argv, struct xopts *o)
+#define OFF(f) offsetof(struct xopts, f)
+static const struct opt cli_table[] = {
+	{.name = "schedule", .type = OPT_STRING, .arg = "FILE", .offset = OFF(schedule),
+	 .where = OPT_CLI, .help = "the schedule (json or torch csv)"},
+	{.name = "family", .type = OPT_STRING, .arg = "NAME", .offset = OFF(family),
+	 .where = OPT_CLI, .help = "or a family's schedule"},
+	{.name = "trace", .type = OPT_STRING, .arg = "FILE", .offset = OFF(trace),
+	 .where = OPT_CLI, .help = "per-op timings as a Chrome trace"},
+	{0}};
+
+static int parse(int argc, char **argv, struct xopts *o, char **instance)
 {
-	static const struct option opts[] = {
-		{"schedule", required_argument, 0, 's'}, {"family", required_argument, 0, 'f'},
-		{"hidden", required_argument, 0, 'H'}, {"rows", required_argument, 0, 'R'},
-		{"watchdog", required_argument, 0, 'w'}, {"trace", required_argument, 0, 't'},
-		{"workers", required_argument, 0, 'W'}, {"device", required_argument, 0, 'D'},
-		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
-	int c;
-	double v;
+	struct opt_set set;
 	memset(o, 0, sizeof *o);
+	method_opt_set(&method_exec, &o->s, &o->run, &set);
+	opts_add(&set, cli_table, o);
+	opts_add(&set, run_opts_json, &o->run);
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, instance, 1, 1, &npos,
+				 "expected one INSTANCE file");
+	if (rc)
+		return rc;
 	exec_options_init(&o->x);
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		switch (c) {
-		case 's': o->schedule = optarg; break;
-		case 'f': o->family = optarg; break;
-		case 'H':
-			if (!cli_number(optarg, 1, 8192, true, &v))
-				return cli_usage("exec", "--hidden needs 1 to 8192");
-			o->x.hidden = (int)v;
-			break;
-		case 'R':
-			if (!cli_number(optarg, 1, 65536, true, &v))
-				return cli_usage("exec", "--rows needs 1 to 65536");
-			o->x.rows = (int)v;
-			break;
-		case 'w':
-			if (!cli_number(optarg, 0.001, 1e6, false, &o->x.watchdog))
-				return cli_usage("exec", "--watchdog needs seconds > 0");
-			break;
-		case 't': o->trace = optarg; break;
-		case 'W':
-			if (strcmp(optarg, "threads") && strcmp(optarg, "mpi"))
-				return cli_usage("exec", "unknown --workers '%s' (threads or mpi)", optarg);
-			o->mpi = !strcmp(optarg, "mpi");
-			if (o->mpi && !mpi_available())
-				return cli_usage("exec", "--workers mpi: this pipeopt was built without MPI");
-			break;
-		case 'D':
-			if (strcmp(optarg, "cpu") && strcmp(optarg, "cuda"))
-				return cli_usage("exec", "unknown --device '%s' (cpu or cuda)", optarg);
-			o->x.cuda = !strcmp(optarg, "cuda");
-			break;
-		case 'j': o->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			return cli_usage("exec", "unknown option or missing value in '%s'", argv[optind - 1]);
-		}
-	}
-	if (argc - optind != 1)
-		return cli_usage("exec", "expected one INSTANCE file");
+	o->x.hidden = (int)o->s.hidden;
+	o->x.rows = (int)o->s.rows;
+	o->x.watchdog = o->s.watchdog;
+	o->x.cuda = !strcmp(o->s.device, "cuda");
+	o->mpi = !strcmp(o->s.workers, "mpi");
+	if (o->mpi && !mpi_available())
+		return cli_usage("exec", "--workers mpi: this pipeopt was built without MPI");
 	if (!o->schedule == !o->family)
 		return cli_usage("exec", "give exactly one of --schedule FILE and --family NAME");
 	if (o->mpi && o->x.cuda)
@@ -124,7 +95,8 @@ static json_t *ints(const int *v, int n)
 int cmd_exec(int argc, char **argv)
 {
 	struct xopts o;
-	int rc = parse(argc, argv, &o);
+	char *path;
+	int rc = parse(argc, argv, &o, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct error err;
@@ -133,17 +105,17 @@ int cmd_exec(int argc, char **argv)
 	struct exec_result r = {0};
 	char *trace = NULL;
 	int rank = o.mpi ? mpi_rank() : 0;
-	if (instance_read(argv[optind], &in, &err) ||
+	if (instance_read(path, &in, &err) ||
 	    (o.schedule ? cli_read_schedule(o.schedule, FMT_NONE, &s, &err)
 			: cli_family_schedule(o.family, in, &s, &err)) ||
 	    (o.mpi ? exec_run_mpi(in, s, &o.x, &r, &err) : exec_run(in, s, &o.x, &r, &err))) {
-		rc = rank == 0 ? cli_fail(o.json, &err) : EXIT_FAILED;
+		rc = rank == 0 ? cli_fail(o.run.json, &err) : EXIT_FAILED;
 		goto out;
 	}
 	if (rank != 0)   /* rank 0 reports */
 		goto out;
 	if (o.trace && (!(trace = trace_text(&r)) || cli_write(o.trace, trace, &err))) {
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
 	bool peaks_equal = !memcmp(r.peak_live, r.predicted_peak, in->devices * sizeof(int));
@@ -154,9 +126,9 @@ int cmd_exec(int argc, char **argv)
 		 r.graph[0] ? "graph '" : in->model ? "the instance's model" : "linear + gelu per stage",
 		 r.graph, r.graph[0] ? "'" : "",
 		 r.layers[0], r.layers[1], r.layers[2], r.layers[3], o.x.hidden, o.x.hidden);
-	if (o.json) {
-		json_t *j = json_pack("{s:s,s:f,s:o,s:o,s:b,s:f,s:f,s:f,s:{s:f,s:f,s:f},s:f,s:i,s:i,s:s}",
-			"instance", in->name, "grad_max_rel_err", r.grad_max_rel_err,
+	if (o.run.json) {
+		json_t *j = json_pack("{s:s,s:s,s:f,s:o,s:o,s:b,s:f,s:f,s:f,s:{s:f,s:f,s:f},s:f,s:i,s:i,s:s}",
+			"status", "ok", "instance", in->name, "grad_max_rel_err", r.grad_max_rel_err,
 			"peak_live_activations", ints(r.peak_live, in->devices),
 			"predicted_peak", ints(r.predicted_peak, in->devices), "peaks_equal", peaks_equal,
 			"measured_makespan_s", r.measured_makespan_s,

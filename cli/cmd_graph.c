@@ -14,8 +14,7 @@ static const char usage_text[] =
 	"is made so first by adding dependency edges (the arithmetic is unchanged,\n"
 	"only concurrency is lost), choosing at each stuck part the cut whose edges\n"
 	"lengthen the critical path least; the added edges and the critical path\n"
-	"before and after are printed.\n\n"
-	"  --json      print one JSON object\n";
+	"before and after are printed.\n";
 
 static json_t *tree_json(const struct graph *g, const struct sp_node *t)
 {
@@ -68,8 +67,8 @@ static int run_sp(const char *path, bool json)
 		for (int i = m0; i < g->nedges; i++)
 			json_array_append_new(e, json_pack("[s,s]", g->ops[g->edges[i][0]].name,
 							   g->ops[g->edges[i][1]].name));
-		cli_print_json(json_pack("{s:s,s:i,s:i,s:b,s:o,s:f,s:f,s:s,s:o}", "graph", g->name,
-			"ops", g->nops, "edges", m0, "series_parallel", was_sp, "added_edges", e,
+		cli_print_json(json_pack("{s:s,s:s,s:i,s:i,s:b,s:o,s:f,s:f,s:s,s:o}", "status", "ok",
+			"graph", g->name, "ops", g->nops, "edges", m0, "series_parallel", was_sp, "added_edges", e,
 			"critical_path_before", before, "critical_path_after", after,
 			"tree", text ? text : "", "tree_json", tree_json(g, t)));
 	} else {
@@ -94,26 +93,14 @@ out:
 
 int cmd_graph(int argc, char **argv)
 {
-	bool json = false;
-	const char *what = NULL, *path = NULL;
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			json = true;
-		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (argv[i][0] == '-')
-			return cli_usage("graph", "unknown option '%s'", argv[i]);
-		else if (!what)
-			what = argv[i];
-		else if (!path)
-			path = argv[i];
-		else
-			return cli_usage("graph", "unexpected argument '%s'", argv[i]);
-	}
-	if (!what || strcmp(what, "sp"))
+	bool json;
+	char *pos[2];
+	int npos, rc = cli_json_flag("graph", usage_text, argc, argv, pos, 0, 2, &npos, "", &json);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (npos < 1 || strcmp(pos[0], "sp"))
 		return cli_usage("graph", "expected 'sp' (pipeopt graph sp GRAPH)");
-	if (!path)
+	if (npos < 2)
 		return cli_usage("graph", "expected a GRAPH file");
-	return run_sp(path, json);
+	return run_sp(pos[1], json);
 }

@@ -2,7 +2,7 @@
  * pipeopt plot RESULTS: SVG plots and the summary table of a sweep's
  * results (sweep/report.h), read from its JSON Lines file.
  */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,69 +17,54 @@ static const char usage_text[] =
 	"DIR/objective.svg, the mean of y against one parameter, one line per\n"
 	"method; DIR/gap.svg, a histogram of the GA's gaps to each point's best\n"
 	"proven bound (when there are GA rows). Prints the files written. A torn\n"
-	"last line (an interrupted write) is skipped.\n\n"
-	"  -o, --output DIR         the plots' directory, created if missing\n"
-	"                           (default: RESULTS without its extension + \"-plots\")\n"
-	"  --x PARAM                x: a numeric parameter (default microbatches,\n"
-	"                           else devices)\n"
-	"  --y objective|bubble_ratio  y (default objective)\n"
-	"  --summary                also print the summary per method: rows,\n"
-	"                           failures, mean bubble, wins, share certified, gaps\n"
-	"  --markdown               the summary as a GitHub markdown table (implies\n"
-	"                           --summary)\n"
-	"  --json                   print {\"summary\": [...], \"plots\": [...]}\n";
+	"last line (an interrupted write) is skipped. -o names DIR, --json prints\n"
+	"{\"status\": \"ok\", \"summary\": [...], \"plots\": [...]}.\n";
 
 struct plot_opts {
-	const char *results, *dir, *x, *y;
-	bool summary, markdown, json;
+	const char *results, *x, *y;
+	bool summary, markdown;
+	struct run_opts run;
 };
+
+static const char *plot_y_at(int i)
+{
+	static const char *const names[] = {"objective", "bubble_ratio"};
+	return i >= 0 && i < 2 ? names[i] : NULL;
+}
+
+#define OFF(f) offsetof(struct plot_opts, f)
+static const struct opt plot_table[] = {
+	{.name = "output", .short_name = 'o', .type = OPT_STRING, .arg = "DIR",
+	 .dflt = "RESULTS without its extension + \"-plots\"", .offset = OFF(run.output),
+	 .where = OPT_CLI, .help = "the plots' directory, created if missing"},
+	{.name = "x", .type = OPT_STRING, .arg = "PARAM", .dflt = "microbatches, else devices",
+	 .offset = OFF(x), .where = OPT_CLI, .help = "x: a numeric parameter"},
+	{.name = "y", .type = OPT_CHOICE, .choice = plot_y_at, .dflt = "objective", .offset = OFF(y),
+	 .where = OPT_CLI, .help = "what y is"},
+	{.name = "summary", .type = OPT_FLAG, .offset = OFF(summary), .where = OPT_CLI,
+	 .help = "also print the summary per method: rows, failures, mean bubble, wins, share certified, gaps"},
+	{.name = "markdown", .type = OPT_FLAG, .offset = OFF(markdown), .where = OPT_CLI,
+	 .help = "the summary as a GitHub markdown table (implies --summary)"},
+	{0}};
 
 static int parse(int argc, char **argv, struct plot_opts *o)
 {
-	static const struct option opts[] = {
-		{"output", required_argument, 0, 'o'},
-		{"x", required_argument, 0, 'x'},
-		{"y", required_argument, 0, 'y'},
-		{"summary", no_argument, 0, 's'},
-		{"markdown", no_argument, 0, 'm'},
-		{"json", no_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	int c;
 	memset(o, 0, sizeof *o);
-	o->y = "objective";
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			if (!*optarg)
-				return cli_usage("plot", "-o needs a directory");
-			o->dir = optarg;
-			break;
-		case 'x':
-			if (!*optarg)
-				return cli_usage("plot", "--x needs a parameter name");
-			o->x = optarg;
-			break;
-		case 'y':
-			if (strcmp(optarg, "objective") && strcmp(optarg, "bubble_ratio"))
-				return cli_usage("plot", "--y needs objective or bubble_ratio, not '%s'",
-						 optarg);
-			o->y = optarg;
-			break;
-		case 's': o->summary = true; break;
-		case 'm': o->summary = o->markdown = true; break;
-		case 'j': o->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			return cli_usage("plot", "unknown option or missing value in '%s'",
-					 argv[optind - 1]);
-		}
-	}
-	if (optind == argc)
-		return cli_usage("plot", "expected a RESULTS file");
-	if (optind + 1 < argc)
-		return cli_usage("plot", "expected one RESULTS file, got '%s' too", argv[optind + 1]);
-	o->results = argv[optind];
+	struct opt_set set = {.cmd = "plot", .tables = {plot_table, run_opts_json},
+			      .base = {o, &o->run}};
+	char *pos[2];
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, pos, 1, 2, &npos,
+				 "expected a RESULTS file");
+	if (rc)
+		return rc;
+	if (npos == 2)
+		return cli_usage("plot", "expected one RESULTS file, got '%s' too", pos[1]);
+	if (o->run.output && !*o->run.output)
+		return cli_usage("plot", "-o needs a directory");
+	if (o->x && !*o->x)
+		return cli_usage("plot", "--x needs a parameter name");
+	o->summary |= o->markdown;
+	o->results = pos[0];
 	return 0;
 }
 
@@ -107,7 +92,7 @@ int cmd_plot(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	struct error err;
 	json_t *rows = NULL, *summary = NULL, *written = json_array();
-	char *dir = o.dir ? strdup(o.dir) : default_dir(o.results);
+	char *dir = o.run.output ? strdup(o.run.output) : default_dir(o.results);
 	enum status st = dir && written ? STATUS_OK : err_set(&err, "plot: out of memory");
 	if (!st)
 		st = results_load(o.results, &rows, &err);
@@ -118,9 +103,10 @@ int cmd_plot(int argc, char **argv)
 	if (!st)
 		st = report_plots(rows, dir, o.x, o.y, written, &err);
 	if (st) {
-		rc = cli_fail(o.json, &err);
-	} else if (o.json) {
-		cli_print_json(json_pack("{s:O,s:O}", "summary", summary, "plots", written));
+		rc = cli_fail(o.run.json, &err);
+	} else if (o.run.json) {
+		cli_print_json(json_pack("{s:s,s:O,s:O}", "status", "ok", "summary", summary,
+					 "plots", written));
 	} else {
 		size_t i;
 		json_t *path;

@@ -1,10 +1,12 @@
 /* pipeopt profile GRAPH --device SOURCE[:DEVICE]: per-operator costs. */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 #include "profile/profile.h"
 
 static const char usage_text[] =
@@ -12,37 +14,31 @@ static const char usage_text[] =
 	"Measure or model each operator's forward, input-gradient and weight-\n"
 	"gradient time at each micro-batch size with a cost source (below), and\n"
 	"write a cost table that 'pipeopt partition --costs' and 'plan --costs'\n"
-	"read. cuda is built when nvcc is present; without a GPU it says so.\n\n"
-	"  --device D               a cost source (required; below)\n"
-	"  --sizes L                comma-separated micro-batch sizes (default: the graph's)\n"
-	"  --warmup N               cpu: runs before measuring (default 2)\n"
-	"  --repeats N              cpu: measured runs, the median is kept (default 5)\n"
-	"  --max-seconds S          cpu: after a run this slow, larger sizes are\n"
-	"                           extrapolated linearly and marked (default 1)\n"
-	"  -o, --output COSTS       write the cost table\n"
-	"  --json                   print the cost table\n";
+	"read. cuda is built when nvcc is present; without a GPU it says so.\n"
+	"The timed sources (cpu, cuda) take --warmup, --repeats and\n"
+	"--max-seconds. --json prints the cost table with \"status\"; -o writes\n"
+	"the cost table.\n";
 
-/* The usage, then the cost sources from the registry. */
-static void usage(void)
+/* After the options: the cost sources from the registry. */
+static void print_sources(void)
 {
-	fputs(usage_text, stdout);
-	printf("\nCost sources:\n");
+	printf("\ncost sources:\n");
 	for (int i = 0; i < cost_source_count(); i++) {
 		const struct cost_source *s = cost_source_at(i);
 		char name[64];
 		snprintf(name, sizeof name, "%s%s%s", s->name, s->devices ? ":" : "",
 			 s->devices ? s->devices : "");
-		printf("  %-24s %s\n", name, s->summary);
+		printf("  %-26s %s\n", name, s->summary);
 	}
 }
 
 #define MAX_SIZES 16
 
 struct prof_opts {
+	struct profile_settings s;
+	struct run_opts run;
 	struct profile_options p;
 	int sizes[MAX_SIZES];
-	const char *output;
-	bool json;
 };
 
 /* --device NAME or NAME:DEVICE, a cost source by its registry name. */
@@ -63,63 +59,34 @@ static int parse_device(const char *s, struct prof_opts *o)
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct prof_opts *o)
+static int parse(int argc, char **argv, struct prof_opts *o, char **graph)
 {
-	static const struct option opts[] = {
-		{"device", required_argument, 0, 'd'}, {"sizes", required_argument, 0, 's'},
-		{"warmup", required_argument, 0, 'w'}, {"repeats", required_argument, 0, 'r'},
-		{"max-seconds", required_argument, 0, 'm'}, {"output", required_argument, 0, 'o'},
-		{"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0}};
-	int c, rc;
-	double v;
-	bool device = false;
+	struct opt_set set;
 	memset(o, 0, sizeof *o);
-	o->p.warmup = 2;
-	o->p.repeats = 5;
-	o->p.max_seconds = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if ((rc = parse_device(optarg, o)))
-				return rc;
-			device = true;
-			break;
-		case 's':
-			if (!cli_sizes(optarg, MAX_SIZES, 1 << 20, o->sizes, &o->p.nsizes))
-				return cli_usage("profile", "--sizes needs up to %d ascending whole numbers, comma-separated",
-						 MAX_SIZES);
-			o->p.sizes = o->sizes;
-			break;
-		case 'w':
-			if (!cli_number(optarg, 0, 1000, true, &v))
-				return cli_usage("profile", "--warmup needs 0 to 1000");
-			o->p.warmup = (int)v;
-			break;
-		case 'r':
-			if (!cli_number(optarg, 1, 64, true, &v))
-				return cli_usage("profile", "--repeats needs 1 to 64");
-			o->p.repeats = (int)v;
-			break;
-		case 'm':
-			if (!cli_number(optarg, 1e-6, 1e6, false, &o->p.max_seconds))
-				return cli_usage("profile", "--max-seconds needs seconds > 0");
-			break;
-		case 'o': o->output = optarg; break;
-		case 'j': o->json = true; break;
-		case 'h': usage(); return -1;
-		default:
-			return cli_usage("profile", "unknown option or missing value in '%s'", argv[optind - 1]);
-		}
+	method_opt_set(&method_profile, &o->s, &o->run, &set);
+	opts_add(&set, run_opts_output, &o->run);
+	opts_add(&set, run_opts_json, &o->run);
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, graph, 1, 1, &npos,
+				 "expected one GRAPH file");
+	if (rc < 0)
+		print_sources();
+	if (rc)
+		return rc;
+	o->p.warmup = (int)o->s.warmup;
+	o->p.repeats = (int)o->s.repeats;
+	o->p.max_seconds = o->s.max_seconds;
+	if (o->s.sizes) {
+		if (!cli_sizes(o->s.sizes, MAX_SIZES, 1 << 20, o->sizes, &o->p.nsizes))
+			return cli_usage("profile", "--sizes needs up to %d ascending whole numbers, comma-separated",
+					 MAX_SIZES);
+		o->p.sizes = o->sizes;
 	}
-	if (argc - optind != 1)
-		return cli_usage("profile", "expected one GRAPH file");
-	if (!device) {
+	if (!o->s.device) {
 		char names[128];
 		return cli_usage("profile", "--device is required (%s)",
 				 cost_source_names(names, sizeof names));
 	}
-	return 0;
+	return parse_device(o->s.device, o);
 }
 
 static void print_human(const json_t *t)
@@ -147,29 +114,42 @@ static void print_human(const json_t *t)
 	}
 }
 
+/* The cost table with "status" first, otherwise as -o writes it (readers
+ * of cost tables ignore the extra key); NULL when out of memory. */
+static char *json_text(const json_t *t)
+{
+	json_t *j = json_pack("{s:s}", "status", "ok");
+	char *text = j && !json_object_update(j, (json_t *)t) ? json_dumps(j, JSON_INDENT(1)) : NULL;
+	json_decref(j);
+	return text;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	struct prof_opts o;
-	int rc = parse(argc, argv, &o);
+	char *path;
+	int rc = parse(argc, argv, &o, &path);
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	struct error err;
 	struct graph *g = NULL;
 	json_t *t = NULL;
-	char *text = NULL;
-	if (graph_read(argv[optind], &g, &err) || profile_graph(g, &o.p, &t, &err) ||
+	char *text = NULL, *shown = NULL;
+	if (graph_read(path, &g, &err) || profile_graph(g, &o.p, &t, &err) ||
 	    !(text = json_dumps(t, JSON_INDENT(1))) ||
-	    (o.output && cli_write(o.output, text, &err))) {
-		if (t && !text)
+	    (o.run.json && !(shown = json_text(t))) ||
+	    (o.run.output && cli_write(o.run.output, text, &err))) {
+		if (t && (!text || (o.run.json && !shown)))
 			err_set(&err, "profile: out of memory");
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
-	if (o.json)
-		printf("%s\n", text);
+	if (o.run.json)
+		printf("%s\n", shown);
 	else
 		print_human(t);
 out:
+	free(shown);
 	free(text);
 	json_decref(t);
 	graph_free(g);

@@ -10,8 +10,9 @@
  * numbers measure the search, not the solver) and stops at the optimum or
  * the time limit.
  */
+#include <assert.h>
 #include <dirent.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +20,9 @@
 #include <sys/stat.h>
 
 #include "cli/cli.h"
-#include "methods/settings.h"
 #include "ga/ga.h"
+#include "methods/method.h"
+#include "methods/settings.h"
 
 static const char usage_text[] =
 	"usage: pipeopt search-validate SUITE... [options]\n\n"
@@ -30,15 +32,13 @@ static const char usage_text[] =
 	"optimality, the mean and worst gap, and the times to best. SUITE is a\n"
 	"directory (every NAME.json in it except *.cert.json) or an instance\n"
 	"file; the certificate of NAME.json is NAME.cert.json ('pipeopt solve\n"
-	"--json' output). Certificates are re-checked before any search.\n\n"
-	"  --time-limit S           seconds per instance (default 1)\n"
-	"  --seed N                 random seed (default 1)\n"
-	"  --threads T              decoding threads per instance (default 1)\n"
-	"  --population P           individuals per generation (default 64)\n"
-	"  --exact-seed             also seed with a reduced instance's exact optimum\n"
-	"  --min-share X            fail unless at least this share is optimal\n"
-	"  --max-gap X              fail if any gap exceeds X (a fraction)\n"
-	"  --json                   print one JSON object\n";
+	"--json' output). Certificates are re-checked before any search.\n"
+	"The GA's options are those of 'pipeopt search', except that\n"
+	"--time-limit is per instance (default 1 s), --threads defaults to 1,\n"
+	"the exact seed is off unless --exact-seed (so that the numbers measure\n"
+	"the search, not the solver), and each search stops at its instance's\n"
+	"certified optimum (so --target does not apply). --json prints one\n"
+	"object; its \"status\" is \"failed\" when --min-share or --max-gap fails.\n";
 
 #define MAX_CASES 4096
 
@@ -51,10 +51,25 @@ struct vcase {
 };
 
 struct validate_opts {
-	struct ga_options ga;
+	struct search_settings s;
+	struct run_opts run;
 	double min_share, max_gap;
-	bool json;
+	struct ga_options ga;
 };
+
+#define OFF(f) offsetof(struct validate_opts, f)
+static const struct opt validate_table[] = {
+	{.name = "min-share", .type = OPT_NUMBER, .arg = "X", .dflt = "0", .lo = 0, .hi = 1,
+	 .offset = OFF(min_share), .where = OPT_CLI,
+	 .help = "fail unless at least this share is optimal"},
+	{.name = "max-gap", .type = OPT_NUMBER, .arg = "X", .dflt = "1", .lo = 0, .hi = 1,
+	 .offset = OFF(max_gap), .where = OPT_CLI,
+	 .help = "fail if any gap exceeds X (a fraction)"},
+	{0}};
+
+/* search-validate's defaults of the GA's options (the usage says why). */
+static const struct opt_default validate_defaults[] = {
+	{"time-limit", "1"}, {"threads", "1"}, {"exact-seed", "false"}};
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -195,7 +210,7 @@ static void print_table(const struct vcase *v, int n, const struct summary *s)
 }
 
 static json_t *table_json(const struct vcase *v, int n, const struct summary *s,
-			  const struct validate_opts *o)
+			  const struct validate_opts *o, const char *status)
 {
 	json_t *rows = json_array();
 	for (int i = 0; i < n; i++) {
@@ -209,8 +224,8 @@ static json_t *table_json(const struct vcase *v, int n, const struct summary *s,
 			"time_to_best", c->r.time_to_best, "generations", (json_int_t)c->r.generations,
 			"evaluations", (json_int_t)c->r.evaluations, "seed_from", c->r.origin));
 	}
-	return json_pack("{s:o,s:{s:i,s:i,s:f,s:i,s:f,s:f,s:s,s:f,s:f,s:f},s:{s:f,s:I,s:i,s:i,s:b}}",
-		"instances", rows,
+	return json_pack("{s:s,s:o,s:{s:i,s:i,s:f,s:i,s:f,s:f,s:s,s:f,s:f,s:f},s:{s:f,s:I,s:i,s:i,s:b}}",
+		"status", status, "instances", rows,
 		"summary", "instances", s->n, "optimal", s->optimal,
 		"share_optimal", (double)s->optimal / s->n, "improved_on_seeds", s->improved,
 		"mean_gap", s->mean_gap, "worst_gap", s->worst_gap,
@@ -221,69 +236,34 @@ static json_t *table_json(const struct vcase *v, int n, const struct summary *s,
 		"exact_seed", o->ga.exact_seed);
 }
 
-static int parse(int argc, char **argv, struct validate_opts *o)
+/* Put the default d of option `name` into s (replacing the method's). */
+static void set_default(struct opt_set *s, const struct opt_default *d)
 {
-	static const struct option opts[] = {
-		{"time-limit", required_argument, 0, 't'},
-		{"seed", required_argument, 0, 's'},
-		{"threads", required_argument, 0, 'T'},
-		{"population", required_argument, 0, 'P'},
-		{"exact-seed", no_argument, 0, 'X'},
-		{"min-share", required_argument, 0, 'm'},
-		{"max-gap", required_argument, 0, 'g'},
-		{"json", no_argument, 0, 'j'},
-		{"help", no_argument, 0, 'h'}, {0}};
-	int c;
+	int i = 0;
+	while (i < 4 && s->defaults[i].name && strcmp(s->defaults[i].name, d->name))
+		i++;
+	assert(i < 4);
+	s->defaults[i] = *d;
+}
+
+static int parse(int argc, char **argv, struct validate_opts *o, char **suites, int *nsuites)
+{
+	struct opt_set set;
 	memset(o, 0, sizeof *o);
-	ga_options_init(&o->ga);
-	o->ga.exact_solve = search_exact_seed;   /* methods/search.c */
-	o->ga.time_limit = 1;
-	o->ga.exact_seed = false;
-	o->min_share = 0;
-	o->max_gap = 1;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-		double v = 0;
-		switch (c) {
-		case 't':
-			if (!cli_number(optarg, 1e-3, 1e6, false, &v))
-				return cli_usage("search-validate", "--time-limit needs seconds > 0");
-			o->ga.time_limit = v;
-			break;
-		case 's':
-			if (!cli_seed(optarg, &o->ga.seed))
-				return cli_usage("search-validate", "--seed needs a whole number from 0 to 2^63 - 1");
-			break;
-		case 'T':
-			if (!cli_number(optarg, 1, 256, true, &v))
-				return cli_usage("search-validate", "--threads needs 1 to 256");
-			o->ga.threads = (int)v;
-			break;
-		case 'P':
-			if (!cli_number(optarg, 4, 100000, true, &v))
-				return cli_usage("search-validate", "--population needs 4 to 100000");
-			o->ga.population = (int)v;
-			break;
-		case 'X': o->ga.exact_seed = true; break;
-		case 'm':
-			if (!cli_number(optarg, 0, 1, false, &v))
-				return cli_usage("search-validate", "--min-share needs a fraction from 0 to 1");
-			o->min_share = v;
-			break;
-		case 'g':
-			if (!cli_number(optarg, 0, 1, false, &v))
-				return cli_usage("search-validate", "--max-gap needs a fraction from 0 to 1");
-			o->max_gap = v;
-			break;
-		case 'j': o->json = true; break;
-		case 'h': fputs(usage_text, stdout); return -1;
-		default:
-			return cli_usage("search-validate", "unknown option or missing value in '%s'",
-					 argv[optind - 1]);
-		}
-	}
-	if (optind == argc)
-		return cli_usage("search-validate", "expected at least one SUITE directory or instance file");
+	method_opt_set(&method_search, &o->s, &o->run, &set);
+	set.cmd = "search-validate";
+	opts_add(&set, validate_table, o);
+	opts_add(&set, run_opts_json, &o->run);
+	for (size_t i = 0; i < sizeof validate_defaults / sizeof *validate_defaults; i++)
+		set_default(&set, &validate_defaults[i]);
+	int rc = cli_parse(&set, usage_text, argc, argv, suites, 1, argc, nsuites,
+			   "expected at least one SUITE directory or instance file");
+	if (rc)
+		return rc;
+	if (o->s.target)
+		return cli_usage("search-validate",
+				 "--target does not apply: each search stops at its certified optimum");
+	search_ga_options(&o->s, &o->run, &o->ga);
 	return 0;
 }
 
@@ -322,16 +302,23 @@ static enum status check_thresholds(const struct summary *s, const struct valida
 int cmd_search_validate(int argc, char **argv)
 {
 	struct validate_opts o;
-	int rc = parse(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? 0 : rc;
 	struct error err;
+	char **suites = calloc((size_t)argc, sizeof *suites);   /* the positionals */
+	int nsuites = 0, rc;
+	if (!suites) {
+		err_set(&err, "search-validate: out of memory");
+		return cli_fail(false, &err);
+	}
+	if ((rc = parse(argc, argv, &o, suites, &nsuites))) {
+		free(suites);
+		return rc < 0 ? 0 : rc;
+	}
 	char **paths = calloc(MAX_CASES, sizeof *paths);
 	struct vcase *v = NULL;
 	int n = 0;
 	enum status st = paths ? STATUS_OK : err_set(&err, "search-validate: out of memory");
-	for (int i = optind; !st && i < argc; i++)
-		st = list_cases(argv[i], paths, &n, &err);
+	for (int i = 0; !st && i < nsuites; i++)
+		st = list_cases(suites[i], paths, &n, &err);
 	if (!st && !(v = calloc(n, sizeof *v)))
 		st = err_set(&err, "search-validate: out of memory");
 	for (int i = 0; !st && i < n; i++)
@@ -339,14 +326,15 @@ int cmd_search_validate(int argc, char **argv)
 	if (!st)
 		st = run_cases(v, n, &o, &err);
 	if (st) {
-		rc = cli_fail(o.json, &err);
+		rc = cli_fail(o.run.json, &err);
 	} else {
 		struct summary s = summarise(v, n);
-		if (o.json)
-			cli_print_json(table_json(v, n, &s, &o));
+		bool passed = !check_thresholds(&s, &o, &err);
+		if (o.run.json)
+			cli_print_json(table_json(v, n, &s, &o, passed ? "ok" : "failed"));
 		else
 			print_table(v, n, &s);
-		if (check_thresholds(&s, &o, &err))
+		if (!passed)
 			rc = cli_fail(false, &err);
 	}
 	for (int i = 0; v && i < n; i++) {
@@ -356,6 +344,7 @@ int cmd_search_validate(int argc, char **argv)
 	for (int i = 0; i < n; i++)
 		free(paths[i]);
 	free(paths);
+	free(suites);
 	free(v);
 	return rc;
 }

@@ -22,8 +22,7 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	const struct family_settings *s = c->settings;
 	struct error why;
 	if (family_generate(s->family, c->in, &r->schedule, &why)) {
-		r->v = verdict_none(OUTCOME_UNSUPPORTED);
-		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		method_refuse(r, OUTCOME_UNSUPPORTED, why.msg);
 		return STATUS_OK;
 	}
 	method_simulate(c, r, OUTCOME_UNSUPPORTED);

@@ -16,6 +16,8 @@ static const struct method *const methods[] = {
 	&method_partition,
 	&method_plan,
 	&method_best_family,
+	&method_profile,
+	&method_exec,
 };
 
 int method_count(void)
@@ -79,8 +81,7 @@ bool method_simulate(const struct method_call *c, struct method_result *r, enum 
 	struct error err;
 	bool ok = sim && !sim_run(sim, r->schedule, &sr, &err);
 	if (!ok) {
-		r->v = verdict_none(sim ? refused : OUTCOME_ERROR);
-		snprintf(r->error, sizeof r->error, "%s", sim ? err.msg : "out of memory");
+		method_refuse(r, sim ? refused : OUTCOME_ERROR, sim ? err.msg : "out of memory");
 	} else {
 		r->v = verdict_of((double)sr.objective, (double)c->lower_bound, false, NULL,
 				  OUTCOME_FEASIBLE);
@@ -91,4 +92,10 @@ bool method_simulate(const struct method_call *c, struct method_result *r, enum 
 	}
 	sim_free(sim);
 	return ok;
+}
+
+void method_refuse(struct method_result *r, enum outcome o, const char *why)
+{
+	r->v = verdict_none(o);
+	snprintf(r->error, sizeof r->error, "%s", why);
 }

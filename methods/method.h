@@ -75,6 +75,10 @@ void method_opt_set(const struct method *m, void *settings, struct run_opts *run
 
 void method_result_release(struct method_result *r);
 
+/* A result without a schedule: outcome o (error, unsupported, ...) and
+ * why, one line. */
+void method_refuse(struct method_result *r, enum outcome o, const char *why);
+
 /* Simulate r->schedule on c->in into r->v (objective against c's lower
  * bound), r->makespan, span and bubble ratio; false when the simulator
  * refuses it (r->v's outcome is then `refused`, r->error why). */
@@ -83,5 +87,6 @@ bool method_simulate(const struct method_call *c, struct method_result *r, enum 
 /* The registered methods (one file each). */
 extern const struct method method_family, method_solve, method_search, method_partition;
 extern const struct method method_plan;
+extern const struct method method_profile, method_exec;
 
 #endif

@@ -43,8 +43,7 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	enum status st = ilp ? partition_ilp(c->g, &o, s->solver, c->run->time_limit, &p, &info, &why)
 			     : partition_dp(c->g, &o, &p, &why);
 	if (st) {
-		r->v = verdict_none(OUTCOME_ERROR);
-		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		method_refuse(r, OUTCOME_ERROR, why.msg);
 		return STATUS_OK;
 	}
 	/* the DP proves nothing; the MILP's optimum is certified per size */

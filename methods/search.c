@@ -79,8 +79,7 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	s.seed = c->seed;
 	search_ga_options(&s, c->run, &o);
 	if (ga_run(c->in, &o, &g, &why)) {
-		r->v = verdict_none(OUTCOME_ERROR);
-		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		method_refuse(r, OUTCOME_ERROR, why.msg);
 		return STATUS_OK;
 	}
 	r->schedule = g.schedule;

@@ -50,9 +50,25 @@ struct plan_settings {
 	const char *costs;           /* a cost table file, or NULL */
 };
 
+struct profile_settings {
+	const char *device;          /* a cost source: NAME, or NAME:DEVICE (profile/profile.h) */
+	const char *sizes;           /* "1,2,4": micro-batch sizes, or NULL: the graph's */
+	long warmup, repeats;        /* timed sources: runs before measuring; runs measured */
+	double max_seconds;          /* timed sources: seconds of one run that stop larger sizes */
+};
+
+struct exec_settings {
+	long hidden;                 /* H: layer width */
+	long rows;                   /* samples per micro-batch */
+	double watchdog;             /* seconds a worker may wait */
+	const char *workers;         /* "threads" or "mpi" */
+	const char *device;          /* "cpu" or "cuda" */
+};
+
 /* The tables (also for the commands that add their own options). */
 extern const struct opt family_opts[], solve_opts[], search_opts[], partition_opts[],
 	plan_opts[];
+extern const struct opt profile_opts[], exec_opts[];
 
 /* Choice enumerators: "auto" and the formulations; the solvers; families. */
 const char *solve_formulation_at(int i);

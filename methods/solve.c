@@ -70,8 +70,7 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	solve_exact_options(c->settings, c->run, &o);
 	r->extra = json_pack("{s:s}", "solver", o.solver);
 	if (exact_solve(c->in, &o, &x, &why)) {
-		r->v = verdict_none(OUTCOME_ERROR);
-		snprintf(r->error, sizeof r->error, "%s", why.msg);
+		method_refuse(r, OUTCOME_ERROR, why.msg);
 		return STATUS_OK;
 	}
 	if (x.solved)

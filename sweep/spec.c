@@ -165,6 +165,9 @@ static enum status parse_method(const struct ctx *c, json_t *o, int i, struct sw
 		return fail(c, key, "out of memory");
 	if (method_of(c, key, o, &m->method))
 		return STATUS_ERROR;
+	if (!m->method->run)
+		return fail(c, key, "method '%s' runs only from the command line",
+			    m->method->name);
 	json_t *v = json_object_get(o, m->method->name);
 	snprintf(key, sizeof key, "methods[%d].%s", i, m->method->name);
 	if (json_is_string(v) && m->method == &method_family)   /* the short form */

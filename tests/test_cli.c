@@ -1835,6 +1835,12 @@ static void test_search_validate(void **state)
 	RUN(&r, "search-validate", tmp("suite-ok"), "--json", "--min-share", "1");
 	assert_int_equal(r.status, 0);
 	json_t *j = parse_json(r.out), *s = get(j, "summary");
+	assert_string_equal(get_str(j, "status"), "ok");
+	/* its documented defaults: 1 s per instance, 1 thread, no exact seed */
+	json_t *opts = get(j, "options");
+	assert_double_near(get_real(opts, "time_limit"), 1, 0);
+	assert_int_equal(get_int(opts, "threads"), 1);
+	assert_false(get_bool(opts, "exact_seed"));
 	json_t *row = json_array_get(get(j, "instances"), 0);
 	assert_int_equal(get_int(row, "optimum"), opt);
 	assert_int_equal(get_int(row, "objective"), opt);
@@ -2044,6 +2050,7 @@ static void test_exec(void **state)
 	    "--trace", tmp("exec.trace.json"), "--json");
 	assert_int_equal(r.status, 0);
 	json_t *j = parse_json(r.out);
+	assert_string_equal(get_str(j, "status"), "ok");
 	assert_true(get_real(j, "grad_max_rel_err") <= 1e-5);
 	assert_true(json_is_true(get(j, "peaks_equal")));
 	assert_true(json_equal(get(j, "peak_live_activations"), get(j, "predicted_peak")));
@@ -2242,6 +2249,7 @@ static void test_plot(void **state)
 	if (r.status != 0)
 		fail_msg("plot: exit %d: %s", r.status, r.err);
 	json_t *j = parse_json(r.out), *sum = get(j, "summary"), *plots = get(j, "plots");
+	assert_string_equal(get_str(j, "status"), "ok");
 	assert_int_equal(json_array_size(sum), 2);   /* the torn line's method is not there */
 	static const struct {
 		const char *method;
@@ -2317,6 +2325,85 @@ static void test_plot(void **state)
 	RUN(&r, "plot", "--help");
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "usage: pipeopt plot");
+	run_free(&r);
+}
+
+/* profile, exec, plot, search-validate and graph parse from option tables:
+ * --help lists each command's options (its own, its method's and the
+ * shared ones it takes); a typo gets "did you mean", a missing value, a
+ * value out of range and a choice not in the list are one-line usage
+ * errors; --json objects carry "status" ("ok" here). */
+static void test_table_commands(void **state)
+{
+	static const char *const help[][2] = {
+		{"profile", "--max-seconds S"}, {"exec", "--workers threads|mpi"},
+		{"plot", "-o, --output DIR"}, {"search-validate", "--[no-]exact-seed"},
+		{"graph", "--json"},
+	};
+	struct run r;
+	for (size_t i = 0; i < sizeof help / sizeof *help; i++) {
+		RUN(&r, help[i][0], "--help");
+		assert_int_equal(r.status, 0);
+		assert_contains(r.out, "usage: pipeopt ");
+		assert_contains(r.out, "options:\n");
+		assert_contains(r.out, help[i][1]);
+		run_free(&r);
+	}
+	static const char *const typos[][5] = {
+		{"profile", CANDLE, "--devcie", "cpu", "--device"},
+		{"exec", TINY, "--famly", "1f1b", "--family"},
+		{"plot", "a.jsonl", "--sumary", NULL, "--summary"},
+		{"search-validate", "suite", "--min-shar", "1", "--min-share"},
+		{"graph", "sp", CANDLE, "--jsn", "--json"},
+	};
+	for (size_t i = 0; i < sizeof typos / sizeof *typos; i++) {
+		const char *args[5] = {typos[i][0], typos[i][1], typos[i][2], typos[i][3]};
+		char want[64];
+		snprintf(want, sizeof want, "did you mean '%s'", typos[i][4]);
+		print_message("typo %zu: %s\n", i, args[0]);
+		run_argv(&r, args);
+		assert_usage(&r);
+		assert_contains(r.err, want);
+		run_free(&r);
+	}
+	static const char *const bad[][7] = {
+		{"profile", CANDLE, "--warmup"},
+		{"profile", CANDLE, "--device", "cpu", "--repeats", "0"},
+		{"profile", CANDLE, "--device", "analytic"},
+		{"exec", TINY, "--family"},
+		{"exec", TINY, "--family", "1f1b", "--rows", "0"},
+		{"exec", TINY, "--family", "1f1b", "--workers", "ranks"},
+		{"plot", "a.jsonl", "--x"},
+		{"search-validate", "suite", "--time-limit"},
+		{"search-validate", "suite", "--population", "3"},
+		{"search-validate", "suite", "--target", "3"},
+		{"graph", "sp", CANDLE, "--json=yes"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		print_message("bad %zu: %s %s\n", i, bad[i][0], bad[i][2]);
+		run_argv(&r, bad[i]);
+		assert_usage(&r);
+		run_free(&r);
+	}
+	RUN(&r, "graph", "sp", CANDLE, "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_string_equal(get_str(j, "status"), "ok");
+	json_decref(j);
+	run_free(&r);
+	/* profile --json: the cost table -o writes, with "status" */
+	RUN(&r, "profile", CANDLE, "--device", "analytic:v100", "--sizes", "1,2", "--json",
+	    "-o", tmp("v100.json"));
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	json_t *file = json_load_file(tmp("v100.json"), 0, NULL);
+	assert_non_null(file);
+	assert_string_equal(get_str(j, "status"), "ok");
+	assert_null(json_object_get(file, "status"));
+	json_object_del(j, "status");
+	assert_true(json_equal(j, file));
+	json_decref(file);
+	json_decref(j);
 	run_free(&r);
 }
 
@@ -2466,6 +2553,7 @@ int main(void)
 		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_plan_instance),
 		cmocka_unit_test(test_plot),
+		cmocka_unit_test(test_table_commands),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_exec),
 		cmocka_unit_test(test_exec_model_graph),

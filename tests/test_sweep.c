@@ -463,6 +463,12 @@ static void test_spec_errors(void **state)
 		 "{\"instances\": {\"graphs\": [\"" PIPEOPT_SOURCE_DIR "/datasets/graphs/mmt-a100.json\"],"
 		 " \"devices\": [2]}, \"methods\": [{\"name\": \"f\", \"family\": \"1f1b\"}]}",
 		 "methods", "'f'"},
+		{"a command-only method (profile)",
+		 "{\"instances\": {" BASE "}, \"methods\": [{\"name\": \"p\", \"profile\": {}}]}",
+		 "methods[0]", "method 'profile' runs only from the command line"},
+		{"a command-only method (exec)",
+		 "{\"instances\": {" BASE "}, \"methods\": [{\"name\": \"x\", \"exec\": {}}]}",
+		 "methods[0]", "method 'exec' runs only from the command line"},
 		{"search seeds not integers",
 		 "{\"instances\": {" BASE "}, \"methods\": [{\"name\": \"g\", \"search\": {\"seeds\": [1, \"x\"]}}]}",
 		 "methods[0].search", "seed"},
