@@ -51,6 +51,17 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 int cli_parse(const struct opt_set *s, const char *usage, int argc, char **argv,
 	      char **pos, int lo, int hi, int *npos, const char *expected);
 
+/* Which shared options (common/options.h) a command takes, for cli_shared. */
+enum {
+	CLI_JSON = 1, CLI_OUTPUT = 2, CLI_PROGRESS = 4, CLI_TIMELINE = 8,
+	CLI_THREADS = 16, CLI_TIME_LIMIT = 32,
+};
+
+/* Add the shared options in `which` (CLI_* bits) over run to set, in one
+ * order for every command: --json, -o, --progress, --timeline/--width,
+ * --threads, --time-limit. */
+void cli_shared(struct opt_set *set, struct run_opts *run, unsigned which);
+
 /* The schedule formats by index, NULL past the end (an OPT_CHOICE). */
 const char *cli_format_at(int i);
 

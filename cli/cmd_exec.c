@@ -48,7 +48,7 @@ static int parse(int argc, char **argv, struct xopts *o, char **instance)
 	memset(o, 0, sizeof *o);
 	method_opt_set(&method_exec, &o->s, &o->run, &set);
 	opts_add(&set, cli_table, o);
-	opts_add(&set, run_opts_json, &o->run);
+	cli_shared(&set, &o->run, CLI_JSON);
 	int npos, rc = cli_parse(&set, usage_text, argc, argv, instance, 1, 1, &npos,
 				 "expected one INSTANCE file");
 	if (rc)

@@ -64,8 +64,7 @@ static int parse(int argc, char **argv, struct prof_opts *o, char **graph)
 	struct opt_set set;
 	memset(o, 0, sizeof *o);
 	method_opt_set(&method_profile, &o->s, &o->run, &set);
-	opts_add(&set, run_opts_output, &o->run);
-	opts_add(&set, run_opts_json, &o->run);
+	cli_shared(&set, &o->run, CLI_OUTPUT | CLI_JSON);
 	int npos, rc = cli_parse(&set, usage_text, argc, argv, graph, 1, 1, &npos,
 				 "expected one GRAPH file");
 	if (rc < 0)

@@ -253,7 +253,7 @@ static int parse(int argc, char **argv, struct validate_opts *o, char **suites, 
 	method_opt_set(&method_search, &o->s, &o->run, &set);
 	set.cmd = "search-validate";
 	opts_add(&set, validate_table, o);
-	opts_add(&set, run_opts_json, &o->run);
+	cli_shared(&set, &o->run, CLI_JSON);
 	for (size_t i = 0; i < sizeof validate_defaults / sizeof *validate_defaults; i++)
 		set_default(&set, &validate_defaults[i]);
 	int rc = cli_parse(&set, usage_text, argc, argv, suites, 1, argc, nsuites,

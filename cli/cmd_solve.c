@@ -49,10 +49,7 @@ static int parse(int argc, char **argv, struct solve_opts *o, char **instance)
 	memset(o, 0, sizeof *o);
 	method_opt_set(&method_solve, &o->s, &o->run, &set);
 	opts_add(&set, cli_table, o);
-	opts_add(&set, run_opts_json, &o->run);
-	opts_add(&set, run_opts_output, &o->run);
-	opts_add(&set, run_opts_progress, &o->run);
-	opts_add(&set, run_opts_timeline, &o->run);
+	cli_shared(&set, &o->run, CLI_JSON | CLI_OUTPUT | CLI_PROGRESS | CLI_TIMELINE);
 	int npos;
 	return cli_parse(&set, usage_text, argc, argv, instance, 1, 1, &npos,
 			 "expected one INSTANCE file");

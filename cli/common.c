@@ -80,6 +80,20 @@ int cli_parse(const struct opt_set *s, const char *usage, int argc, char **argv,
 	return 0;
 }
 
+void cli_shared(struct opt_set *set, struct run_opts *run, unsigned which)
+{
+	static const struct {
+		unsigned bit;
+		const struct opt *table;
+	} shared[] = {
+		{CLI_JSON, run_opts_json}, {CLI_OUTPUT, run_opts_output},
+		{CLI_PROGRESS, run_opts_progress}, {CLI_TIMELINE, run_opts_timeline},
+		{CLI_THREADS, run_opts_threads}, {CLI_TIME_LIMIT, run_opts_time_limit}};
+	for (size_t i = 0; i < sizeof shared / sizeof *shared; i++)
+		if (which & shared[i].bit)
+			opts_add(set, shared[i].table, run);
+}
+
 const char *cli_format_name(enum sched_format f)
 {
 	return format_names[f];
