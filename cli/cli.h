@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/options.h"
+#include "methods/method.h"
 #include "sched/instance.h"
 #include "sched/schedule.h"
 #include "sched/sim.h"
@@ -61,6 +62,13 @@ enum {
  * order for every command: --json, -o, --progress, --timeline/--width,
  * --threads, --time-limit. */
 void cli_shared(struct opt_set *set, struct run_opts *run, unsigned which);
+
+/* Parse a command that runs method m on one GRAPH with --devices D
+ * (required; *devices is the settings' field): the method's table, its
+ * shared defaults, and the shared options in `which`. */
+int cli_parse_graph_command(const struct method *m, void *settings, const long *devices,
+			    struct run_opts *run, unsigned which, const char *usage, int argc,
+			    char **argv, char **path);
 
 /* The schedule formats by index, NULL past the end (an OPT_CHOICE). */
 const char *cli_format_at(int i);

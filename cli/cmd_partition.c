@@ -36,16 +36,11 @@ struct popts {
 
 static int parse(int argc, char **argv, struct popts *o, char **path)
 {
-	struct opt_set set;
 	memset(o, 0, sizeof *o);
-	method_opt_set(&method_partition, &o->s, &o->run, &set);
-	cli_shared(&set, &o->run, CLI_OUTPUT | CLI_JSON);
-	int npos, rc = cli_parse(&set, usage_text, argc, argv, path, 1, 1, &npos,
-				 "expected one GRAPH file");
+	int rc = cli_parse_graph_command(&method_partition, &o->s, &o->s.devices, &o->run,
+					 CLI_OUTPUT | CLI_JSON, usage_text, argc, argv, path);
 	if (rc)
 		return rc;
-	if (!o->s.devices)
-		return cli_usage("partition", "--devices is required");
 	o->p.devices = (int)o->s.devices;
 	o->p.sequential = o->s.sequential;
 	o->ilp = !strcmp(o->s.method, "ilp");

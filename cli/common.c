@@ -94,6 +94,20 @@ void cli_shared(struct opt_set *set, struct run_opts *run, unsigned which)
 			opts_add(set, shared[i].table, run);
 }
 
+int cli_parse_graph_command(const struct method *m, void *settings, const long *devices,
+			    struct run_opts *run, unsigned which, const char *usage, int argc,
+			    char **argv, char **path)
+{
+	struct opt_set set;
+	method_opt_set(m, settings, run, &set);
+	cli_shared(&set, run, which);
+	int npos, rc = cli_parse(&set, usage, argc, argv, path, 1, 1, &npos,
+				 "expected one GRAPH file");
+	if (!rc && !*devices)
+		rc = cli_usage(m->name, "--devices is required");
+	return rc;
+}
+
 const char *cli_format_name(enum sched_format f)
 {
 	return format_names[f];

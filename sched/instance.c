@@ -94,6 +94,19 @@ static int named_device(const char *placement, int l, int D)
 	return l % D;   /* linear (l < D) and interleaved */
 }
 
+/* A placement by name: one the format knows, and "linear" only with one
+ * chunk per device (the parser's and instance_finish's one check). */
+static enum status check_named_placement(const struct jr_ctx *c, const char *name, int chunks)
+{
+	if (strcmp(name, "linear") && strcmp(name, "interleaved") && strcmp(name, "v"))
+		return jr_fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
+			       name);
+	if (!strcmp(name, "linear") && chunks != 1)
+		return jr_fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
+			       chunks);
+	return STATUS_OK;
+}
+
 static enum status parse_placement(const struct jr_ctx *c, json_t *root,
 				   struct instance *in)
 {
@@ -134,13 +147,8 @@ static enum status parse_placement(const struct jr_ctx *c, json_t *root,
 			       jr_type_name(v));
 	if (v)
 		name = json_string_value(v);
-	if (strcmp(name, "linear") && strcmp(name, "interleaved") &&
-	    strcmp(name, "v"))
-		return jr_fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
-			       name);
-	if (!strcmp(name, "linear") && in->chunks != 1)
-		return jr_fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
-			       in->chunks);
+	if (check_named_placement(c, name, in->chunks))
+		return STATUS_ERROR;
 	long long L = (long long)in->devices * in->chunks;
 	if (L > INST_MAX_STAGES)
 		return jr_fail(c, "chunks", "%d devices x %d chunks = %lld stages exceeds the maximum %d",
@@ -841,13 +849,8 @@ static enum status finish_placement(const struct jr_ctx *c, struct instance *in)
 {
 	const char *name = in->placement ? in->placement : "";
 	int D = in->devices, L = in->stages;
-	if (strcmp(name, "list") && strcmp(name, "linear") && strcmp(name, "interleaved") &&
-	    strcmp(name, "v"))
-		return jr_fail(c, "placement", "unknown placement '%s' (expected \"linear\", \"interleaved\", \"v\" or a list)",
-			       name);
-	if (!strcmp(name, "linear") && in->chunks != 1)
-		return jr_fail(c, "placement", "'linear' puts one stage on each device, but chunks is %d; use \"interleaved\" or \"v\"",
-			       in->chunks);
+	if (strcmp(name, "list") && check_named_placement(c, name, in->chunks))
+		return STATUS_ERROR;
 	if (strcmp(name, "list")) {
 		if (L != (long long)D * in->chunks)
 			return jr_fail(c, "placement", "'%s' with %d chunks on %d devices means %lld stages, but the instance has %d",
