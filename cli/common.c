@@ -3,7 +3,6 @@
 
 #include <errno.h>
 
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>

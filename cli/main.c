@@ -2,7 +2,6 @@
  * pipeopt: optimal pipeline-parallel schedules and partitions.
  * A table of subcommands in the style of git; one file per subcommand.
  */
-#include <getopt.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,7 +77,6 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	opterr = 0;   /* getopt's own messages would add a second line */
 	if (argc < 2) {
 		fprintf(stderr, "error: no command given; commands:");
 		for (int i = 0; i < NCOMMANDS; i++)

@@ -118,6 +118,15 @@ static enum status parse_seeds(const struct ctx *c, const char *key, json_t *v,
 	return STATUS_OK;
 }
 
+/* The i-th method a sweep can run (one with a run()), NULL past the end. */
+static const char *sweep_method_at(int i)
+{
+	for (int k = 0; k < method_count(); k++)
+		if (method_at(k)->run && i-- == 0)
+			return method_at(k)->name;
+	return NULL;
+}
+
 /* The method entry's one key that names a registered method. */
 static enum status method_of(const struct ctx *c, const char *key, json_t *o,
 			     const struct method **out)
@@ -143,7 +152,7 @@ static enum status method_of(const struct ctx *c, const char *key, json_t *o,
 	}
 	if (found != 1)
 		return fail(c, key, "give exactly one of %s",
-			    opts_names(method_name_at, list, sizeof list));
+			    opts_names(sweep_method_at, list, sizeof list));
 	return STATUS_OK;
 }
 
