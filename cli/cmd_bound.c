@@ -14,6 +14,8 @@ static const char usage_text[] =
 	"                 unavoidable fill and drain (Jackson's preemptive bound)\n"
 	"  memory         forced idle time while memory caps the warm-up\n"
 	"                 forwards before the device's first backward\n"
+	"  round_trip     with room for K forwards of a stage, every K forwards\n"
+	"                 wait one trip through the later stages and back\n"
 	"The lower bound is the largest of them.\n";
 
 int cmd_bound(int argc, char **argv)
@@ -36,22 +38,25 @@ int cmd_bound(int argc, char **argv)
 	}
 	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
 	if (json) {
-		cli_print_json(json_pack("{s:s,s:s,s:s,s:I,s:{s:I,s:I,s:i,s:I,s:i},s:f}",
+		cli_print_json(json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i},s:f}",
 			"status", "ok", "instance", in->name, "objective_name", obj,
-			"lower_bound", (json_int_t)b.best, "bounds",
+			"lower_bound", (json_int_t)b.best, "bound_by", b.by, "bounds",
 			"critical_path", (json_int_t)b.critical_path,
 			"device", (json_int_t)b.device, "device_at", b.device_at,
 			"memory", (json_int_t)b.memory, "memory_at", b.memory_at,
+			"round_trip", (json_int_t)b.round_trip, "round_trip_at", b.round_trip_at,
 			"seconds", cli_now() - t0));
 	} else {
 		cli_print_instance(in);
 		printf("critical path  %" PRId64 "\n", b.critical_path);
 		printf("device         %" PRId64 "  (device %d)\n", b.device, b.device_at);
-		if (in->has_limit)
+		if (in->has_limit) {
 			printf("memory         %" PRId64 "  (device %d)\n", b.memory, b.memory_at);
-		else
+			printf("round trip     %" PRId64 "  (device %d)\n", b.round_trip, b.round_trip_at);
+		} else {
 			printf("memory         -  (no memory limit)\n");
-		printf("lower bound    %" PRId64 " on the %s\n", b.best, obj);
+		}
+		printf("lower bound    %" PRId64 " on the %s, by the %s bound\n", b.best, obj, b.by);
 	}
 	instance_free(in);
 	return 0;

@@ -94,6 +94,7 @@ static json_t *result_json(const struct instance *in, const struct search_opts *
 	json_t *j = cli_result_json(in, sr, r->lower_bound);
 	if (sr->objective == r->lower_bound)
 		json_object_set_new(j, "certified_by", json_string("bound"));
+	json_object_set_new(j, "lower_bound_by", json_string(r->lower_bound_by));
 	json_object_set_new(j, "seed_from", json_string(r->origin));
 	json_object_set_new(j, "best_seed", json_pack("{s:s,s:I}", "name", r->best_seed_name,
 		"objective", (json_int_t)r->best_seed));

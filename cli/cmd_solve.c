@@ -102,6 +102,7 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 	json_t *j = cli_result_json(in, sr, r->lower_bound);
 	struct verdict v = solve_verdict(r, sr->objective);
 	verdict_json(&v, j);
+	json_object_set_new(j, "lower_bound_by", json_string(r->lower_bound_by));
 	json_object_set_new(j, "heuristic", json_pack("{s:s,s:I}", "family", r->heuristic,
 		"objective", (json_int_t)r->heuristic_objective));
 	if (r->solved) {

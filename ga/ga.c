@@ -641,6 +641,7 @@ enum status ga_run(const struct instance *in, const struct ga_options *o,
 	    layout_init(&s.lay, in, err))
 		return STATUS_ERROR;
 	s.bound = r->lower_bound = b.best;
+	r->lower_bound_by = b.by;
 	s.P = o->population;
 	s.E = s.P / 8 > 1 ? s.P / 8 : 1;
 	rng_seed(&s.rng, o->seed);

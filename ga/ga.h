@@ -78,6 +78,7 @@ struct ga_result {
 	struct fitness best;        /* its objective and tie measure, simulated */
 	int64_t makespan, span;     /* time units, simulated */
 	int64_t lower_bound;        /* time units, sched/bound.c */
+	const char *lower_bound_by; /* which of its arguments gave it (bound.h) */
 	double gap;                 /* (objective - lower_bound) / objective */
 	char origin[64];            /* the seed it descends from */
 	int64_t best_seed;          /* best seed objective as given (INT64_MAX: none) */

@@ -286,6 +286,71 @@ static int64_t memory_bound(struct work *w, int d, int *idx)
 	return h + inst_device_load(in, d) + idle + tmin;
 }
 
+/*
+ * Memory round trips (a Little's-law bound). Let device d hold one stage s
+ * alone, with deltas F = a > 0, B = -b <= 0 (and W = -(a - b) <= 0 when
+ * split), and K = floor(limit_d / a). Number d's forwards and backwards in
+ * the order they start: F_1, F_2, ... and B_1, B_2, ... (any micro-batches).
+ *
+ *  - Memory: when F_i starts (charged at its start) memory in use is
+ *    a i - b nB - (a - b) nW <= limit, nB and nW the B and W started
+ *    before; as nW <= nB this gives a (i - nB) <= limit, so nB >= i - K:
+ *    B_{i-K} has started, and ended too (one op at a time on d):
+ *        start(F_i) >= start(B_{i-K}) + T(B,s).
+ *  - Round trip: the micro-batch of the j-th backward had its forward on s
+ *    at least R = (longest path from the start of F(s) to the start of
+ *    B(s) in one micro-batch's graph, through every later stage, comm
+ *    included) earlier; distinct backwards have distinct forwards, so the
+ *    j-th backward start is >= the j-th forward start + R.
+ *
+ * Together start(F_i) >= start(F_{i-K}) + R + T(B,s): every K forwards cost
+ * a round trip. With t = floor((M - 1) / K) round trips and r = M - t K,
+ *     start(F_M) >= head(F,s) + (r - 1) T(F,s) + t (R + T(B,s)),
+ * and the objective is >= start(F_M) + T(F,s) + tail(F,s). (t = 0 gives
+ * a forward-only bound the device bound already implies, so only the
+ * largest t is tried: the bound is linear in t.)
+ */
+static int64_t round_trip_bound(struct work *w, int d)
+{
+	const struct instance *in = w->in;
+	int s = -1, n = 0;
+	for (int l = 0; l < in->stages; l++)
+		if (in->stage_device[l] == d) {
+			s = l;
+			n++;
+		}
+	if (n != 1 || !in->has_limit || !in->has_memory)
+		return 0;
+	int64_t a = in->mem[OP_F][s], b = -in->mem[OP_B][s];
+	if (a <= 0 || b < 0 || (in->split_backward && in->mem[OP_W][s] > 0))
+		return 0;
+	int64_t K = in->limit[d] / a, M = in->microbatches;
+	if (K < 1 || K >= M)
+		return 0;
+	/* R: the longest path F(s) -> B(s), heads from F(s) alone */
+	int64_t *init = w->init, *head = w->head, *tail = w->tail;
+	int64_t saved_head_f = head[s], saved_tail_f = tail[s];
+	int64_t *tmp = malloc(3 * (size_t)w->nodes * sizeof *tmp);
+	if (!tmp)
+		return 0;   /* no bound is still a valid bound */
+	w->init = tmp;
+	w->head = tmp + w->nodes;
+	w->tail = tmp + 2 * w->nodes;
+	for (int t = 0; t < w->nodes; t++)
+		w->init[t] = t == s ? 0 : NEG;
+	longest_paths(w);
+	int64_t R = w->head[in->stages + s];   /* node (B, s) */
+	free(tmp);
+	w->init = init;
+	w->head = head;
+	w->tail = tail;
+	if (R == NEG || saved_head_f == NEG || saved_tail_f == NEG)
+		return 0;
+	int64_t t = (M - 1) / K, r = M - t * K;
+	int64_t TF = in->cost[OP_F][s], TB = in->cost[OP_B][s];
+	return saved_head_f + (r - 1) * TF + t * (R + TB) + TF + saved_tail_f;
+}
+
 /* Set init: 0 for op types that may start or end the measured interval. */
 static void set_sources(struct work *w, int device)
 {
@@ -327,6 +392,11 @@ static void bounds_for(struct work *w, int d, int *idx,
 				b->memory = v;
 				b->memory_at = e;
 			}
+			v = round_trip_bound(w, e);
+			if (v > b->round_trip) {
+				b->round_trip = v;
+				b->round_trip_at = e;
+			}
 		}
 	}
 }
@@ -338,6 +408,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 	int n = w.nodes;
 	memset(b, 0, sizeof *b);
 	b->memory_at = -1;
+	b->round_trip_at = -1;
 	w.init = malloc(n * sizeof(int64_t));
 	w.head = malloc(n * sizeof(int64_t));
 	w.tail = malloc(n * sizeof(int64_t));
@@ -364,7 +435,18 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 			bounds_for(&w, d, idx, b);
 		}
 	}
-	b->best = max64(b->critical_path, max64(b->device, b->memory));
+	/* the largest, and which argument gave it (the first on a tie) */
+	const struct {
+		int64_t v;
+		const char *by;
+	} all[] = {{b->critical_path, "critical_path"}, {b->device, "device"},
+		   {b->memory, "memory"}, {b->round_trip, "round_trip"}};
+	b->by = all[0].by;
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		if (all[i].v > b->best) {
+			b->best = all[i].v;
+			b->by = all[i].by;
+		}
 	free(w.init);
 	free(w.head);
 	free(w.tail);

@@ -18,7 +18,13 @@ struct bounds {
 	int64_t memory;         /* time units: memory-limited warm-up bound,
 	                           0 without a limit */
 	int memory_at;          /* the device attaining it, -1 if none */
+	int64_t round_trip;     /* time units: memory round trips (every K
+	                           forwards of a stage wait one trip through
+	                           the later stages), 0 without a limit */
+	int round_trip_at;      /* the device attaining it, -1 if none */
 	int64_t best;           /* the largest of the above */
+	const char *by;         /* which gave best: "critical_path", "device",
+	                           "memory", "round_trip" */
 };
 
 /* Compute all bounds for the instance's objective. */

@@ -360,6 +360,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	if (!sim)
 		return err_set(err, "exact: out of memory");
 	r->lower_bound = r->bound = lb.best;
+	r->lower_bound_by = lb.by;
 	best_heuristic(in, o->start, sim, r);
 	enum status st = STATUS_OK;
 	if (!r->schedule) {

@@ -44,6 +44,7 @@ struct exact_result {
 	int64_t bound;               /* best proven lower bound (integer) */
 	double gap;                  /* (objective - bound) / objective */
 	int64_t lower_bound;         /* from sched/bound.c alone */
+	const char *lower_bound_by;  /* which of its arguments gave it (bound.h) */
 	char heuristic[64];          /* the family that gave the best start */
 	int64_t heuristic_objective;
 	/* the MILP, when one was solved */

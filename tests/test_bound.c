@@ -104,7 +104,15 @@ static void test_memory_warmup_by_hand(void **state)
 	struct bounds b = bounds_of(in);
 	assert_int_equal(b.memory, 8);
 	assert_int_equal(b.memory_at, 0);
-	assert_int_equal(b.best, 8);
+	/* The round trip closes the gap: K = limit / F delta = 1 forward in
+	 * memory, the trip F(0) -> F(1) -> B(1) -> start of B(0) is R = 3, so
+	 * each next forward starts >= R + T(B,0) = 4 after the last: the third
+	 * at >= 2 * 4 = 8, and the objective >= 8 + F(0) + tail(F,0) (F(1),
+	 * B(1), B(0): 3) = 12, the optimum. */
+	assert_int_equal(b.round_trip, 12);
+	assert_int_equal(b.round_trip_at, 0);
+	assert_int_equal(b.best, 12);
+	assert_string_equal(b.by, "round_trip");
 	assert_int_equal(brute_optimum(in, NULL), 12);
 	instance_free(in);
 	/* With limit 3 the three forwards fit, so device 0 is forced to idle
@@ -224,7 +232,7 @@ static struct instance *random_instance(const struct shape *s, int devices)
 
 static void test_never_above_brute_force(void **state)
 {
-	int tight = 0, total = 0;
+	int tight = 0, total = 0, round_trips = 0;
 	for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++) {
 		for (int rep = 0; rep < 8; rep++) {
 			struct instance *in = random_instance(&shapes[sh], 0);
@@ -236,21 +244,79 @@ static void test_never_above_brute_force(void **state)
 				instance_free(in);
 				continue;
 			}
-			if (b.critical_path > opt || b.device > opt || b.memory > opt)
-				fail_msg("shape %zu rep %d: bound (%lld, %lld, %lld) above optimum %lld",
+			if (b.critical_path > opt || b.device > opt || b.memory > opt ||
+			    b.round_trip > opt)
+				fail_msg("shape %zu rep %d: bound (%lld, %lld, %lld, %lld) above optimum %lld",
 					 sh, rep, (long long)b.critical_path,
 					 (long long)b.device, (long long)b.memory,
-					 (long long)opt);
+					 (long long)b.round_trip, (long long)opt);
+			round_trips += b.round_trip > 0 && !strcmp(b.by, "round_trip");
 			tight += b.best == opt;
 			total++;
 			instance_free(in);
 		}
 	}
 	/* The bounds are not vacuous: they meet the optimum often. */
-	print_message("bounds met the brute-force optimum on %d of %d instances\n",
-		      tight, total);
+	print_message("bounds met the brute-force optimum on %d of %d instances; the round trip gave the bound on %d\n",
+		      tight, total, round_trips);
 	assert_true(total >= 50);
 	assert_true(tight > 0);
+}
+
+/* The round trip against brute force where it binds: chains whose memory
+ * admits one or two forwards per device, every instance with a limit. */
+static void test_round_trip_never_above_brute_force(void **state)
+{
+	static const struct shape tight_shapes[] = {
+		{"\"devices\":2,\"microbatches\":3", false, 2},
+		{"\"devices\":2,\"microbatches\":4", false, 2},
+		{"\"devices\":3,\"microbatches\":2", false, 3},
+		{"\"devices\":2,\"microbatches\":3", true, 2},
+	};
+	static const int reps[] = {30, 15, 20, 6};   /* the brute force's cost per shape */
+	int binding = 0, total = 0;
+	for (size_t sh = 0; sh < sizeof tight_shapes / sizeof *tight_shapes; sh++)
+		for (int rep = 0; rep < reps[sh]; rep++) {
+			const struct shape *x = &tight_shapes[sh];
+			char json[1024];
+			int f[3], b[3], w[3];
+			for (int l = 0; l < x->stages; l++) {
+				f[l] = rnd(1, 4);
+				b[l] = rnd(1, 5);
+				w[l] = rnd(0, 3);
+			}
+			int a = rnd(1, 3), keep = rnd(1, 2);   /* forwards that fit */
+			int k = snprintf(json, sizeof json, "{%s,\"comm\":%d,\"cost\":{\"F\":[", x->json, rnd(0, 2));
+			for (int l = 0; l < x->stages; l++)
+				k += snprintf(json + k, sizeof json - k, "%s%d", l ? "," : "", f[l]);
+			k += snprintf(json + k, sizeof json - k, "],\"B\":[");
+			for (int l = 0; l < x->stages; l++)
+				k += snprintf(json + k, sizeof json - k, "%s%d", l ? "," : "", b[l]);
+			if (x->split) {
+				k += snprintf(json + k, sizeof json - k, "],\"W\":[");
+				for (int l = 0; l < x->stages; l++)
+					k += snprintf(json + k, sizeof json - k, "%s%d", l ? "," : "", w[l]);
+				k += snprintf(json + k, sizeof json - k, "]},\"memory\":{\"F\":%d,\"B\":%d,\"W\":%d",
+					      a, -a + a / 2, -(a / 2));
+			} else {
+				k += snprintf(json + k, sizeof json - k, "]},\"memory\":{\"F\":%d,\"B\":%d", -0 + a, -a);
+			}
+			snprintf(json + k, sizeof json - k, ",\"limit\":%d}}", keep * a + rnd(0, a - 1));
+			struct instance *in = parse_instance_ok(json);
+			struct bounds bd = bounds_of(in);
+			int64_t opt = brute_optimum(in, NULL);
+			if (opt != INT64_MAX) {
+				if (bd.round_trip > opt)
+					fail_msg("%s: round trip %lld above the optimum %lld", json,
+						 (long long)bd.round_trip, (long long)opt);
+				binding += !strcmp(bd.by, "round_trip");
+				total++;
+			}
+			instance_free(in);
+		}
+	print_message("round trip: the best bound on %d of %d instances\n", binding, total);
+	assert_true(total >= 60);
+	assert_true(binding > 0);   /* the test exercises the argument */
 }
 
 int main(void)
@@ -262,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_span_relative_chain),
 		cmocka_unit_test(test_dag_critical_path),
 		cmocka_unit_test(test_never_above_brute_force),
+		cmocka_unit_test(test_round_trip_never_above_brute_force),
 	};
 	return cmocka_run_group_tests_name("bound", tests, NULL, NULL);
 }
