@@ -20,9 +20,9 @@ static const char usage_text[] =
 	"(the model is in partition/partition.h). Reports the stages, the stage DAG,\n"
 	"in-flight micro-batches (1F1B on the DAG), time per sample and the\n"
 	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n"
-	"--method ilp is certified when the solver proves optimality; its\n"
-	"--time-limit applies to each micro-batch size. -o writes the partition\n"
-	"as a schedule instance.\n";
+	"--method ilp is certified when the solver proves optimality at every\n"
+	"size; --time-limit is for the whole partition (each size gets an equal\n"
+	"share of what is left). -o writes the partition as a schedule instance.\n";
 
 #define MAX_SIZES 16
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/clock.h"
 #include "methods/method.h"
 #include "methods/settings.h"
 #include "ga/ga.h"
@@ -25,8 +26,8 @@ static const char usage_text[] =
 	"schedule each twice: GraphPipe's fixed 1F1B on the DAG (family 1f1b-dag)\n"
 	"and the GA ('pipeopt search'), both simulated. Reports time per sample\n"
 	"and iteration times (makespans, microseconds); the best combination is\n"
-	"the shortest simulated iteration. --time-limit is each GA run's;\n"
-	"--threads the GA's decoding threads.\n";
+	"the shortest simulated iteration. --time-limit is the whole command's,\n"
+	"shared among the GA runs; --threads the GA's decoding threads.\n";
 
 struct plan_opts {
 	struct plan_settings s;
@@ -56,7 +57,7 @@ struct plan_row {
 
 /* Partition (graph or sequential), then schedule with 1f1b-dag and the GA. */
 static enum status plan_one(const struct graph *g, const struct plan_opts *o, bool sequential,
-			    struct plan_row *row, struct error *err)
+			    double seconds, struct plan_row *row, struct error *err)
 {
 	struct partition_options po = o->p;
 	struct schedule *fixed = NULL;
@@ -66,7 +67,7 @@ static enum status plan_one(const struct graph *g, const struct plan_opts *o, bo
 	struct ga_options ga;
 	ga_options_init(&ga);
 	ga.exact_solve = search_exact_seed;   /* methods/search.c */
-	ga.time_limit = o->run.time_limit;
+	ga.time_limit = seconds;
 	ga.seed = o->s.seed;
 	ga.threads = run_opts_threads_value(&o->run);
 	po.sequential = sequential;
@@ -128,11 +129,18 @@ int cmd_plan(int argc, char **argv)
 	struct graph *g = NULL;
 	struct plan_row rows[2] = {{0}};
 	int n = o.p.sequential ? 1 : 2, best = 0;
+	double deadline = clock_seconds() + o.run.time_limit;
 	enum status st = graph_read(path, &g, &err);
 	if (!st && o.s.costs)
 		st = graph_apply_costs(g, o.s.costs, &err);
-	for (int i = 0; !st && i < n; i++)
-		st = plan_one(g, &o, o.p.sequential || i == 1, &rows[i], &err);
+	for (int i = 0; !st && i < n; i++) {
+		/* --time-limit is the whole command's: each GA run gets an equal
+		 * share of what is left (at least a millisecond: a GA run always
+		 * returns its best seed) */
+		double share = (deadline - clock_seconds()) / (n - i);
+		st = plan_one(g, &o, o.p.sequential || i == 1, share > 1e-3 ? share : 1e-3, &rows[i],
+			      &err);
+	}
 	for (int i = 1; !st && i < n; i++)
 		if (rows[i].search < rows[best].search)
 			best = i;

@@ -70,6 +70,6 @@ const struct method method_partition = {
 	.opts = partition_opts,
 	.size = sizeof(struct partition_settings),
 	.on_graph = true,
-	.time_limit = "60",   /* ilp: per micro-batch size (issue 16 makes it the whole command) */
+	.time_limit = "60",   /* ilp: for the whole partition, shared among the sizes */
 	.run = run,
 };

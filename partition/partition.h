@@ -87,7 +87,8 @@ struct ilp_info {
 
 /* The exact partitioner (partition_ilp.c): the MILP of
  * formulate/partition_milp.c at each micro-batch size, solved by `solver`
- * ("cbc" or "glpk") within time_limit seconds per size; the shortest
+ * ("cbc" or "glpk") within time_limit seconds in all (each size an equal
+ * share of what is left; <= 0: none); the shortest
  * iteration among sizes, like the DP. */
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *p,

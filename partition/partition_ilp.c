@@ -6,6 +6,7 @@
  * evaluated independently, has exactly the solver's bottleneck.
  */
 #include "partition/partition.h"
+#include "common/clock.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -77,10 +78,18 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 	int nsizes = o->nsizes ? o->nsizes : g->nsizes;
 	const int *sizes = o->nsizes ? o->sizes : g->microbatch_sizes;
 	bool any = false;
+	/* time_limit is for the whole partition: each size gets an equal share
+	 * of what is left, so time a size does not use goes to the next */
+	double deadline = time_limit > 0 ? clock_seconds() + time_limit : 0;
 	for (int i = 0; i < nsizes; i++) {
 		struct pmilp pm;
 		struct solver_result sr = {0};
-		struct solver_options so = {.time_limit = time_limit, .threads = 1, .rel_gap = 1e-9};
+		double share = deadline > 0 ? (deadline - clock_seconds()) / (nsizes - i) : 0;
+		if (deadline > 0 && share < 1e-3) {
+			info->certified = false;   /* sizes left unsolved */
+			break;
+		}
+		struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9};
 		struct partition p;
 		struct error why;
 		if (sizes[i] < 1 || g->batch % sizes[i] ||
