@@ -148,3 +148,31 @@ enum status sched_milp_decode(const struct sched_milp *sm, const double *x,
 	*out = s;
 	return STATUS_OK;
 }
+
+json_t *sched_milp_map_json(const struct sched_milp *sm)
+{
+	const struct instance *in = sm->in;
+	const int L = in->stages, M = in->microbatches;
+	char digest[65];
+	instance_digest(in, digest);
+	json_t *ops = json_array(), *cols = json_array();
+	for (int o = 0; o < sm->g->n; o++)
+		json_array_append_new(ops, json_pack("{s:i,s:s,s:i,s:i,s:i,s:I}", "index", o,
+			"kind", op_kind_name(o / (L * M)), "stage", o / M % L, "microbatch", o % M,
+			"device", sm->g->device[o], "duration", (json_int_t)sm->g->dur[o]));
+	for (int c = 0; c < sm->milp->ncols; c++)
+		json_array_append_new(cols, json_string(sm->milp->cols[c].name));
+	json_t *names = json_pack("{s:s,s:s,s:s,s:s,s:s}",
+		"E_<kind><stage>_<microbatch>", "disjunctive: the end time of that op",
+		"y_<a>_<b>", "disjunctive: 1 when op a runs before op b on their device (op indices)",
+		"x_<kind><stage>_<microbatch>_t<T>", "time-indexed: 1 when that op starts at time T",
+		"Cmax | Span", "the objective: the makespan, or the longest per-device span",
+		"first_<d> | last_<d>", "span: device d's first start and last end");
+	return json_pack("{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:s,s:o,s:o,s:o}",
+		"instance", in->name, "instance_sha256", digest, "formulation", sm->form->name,
+		"objective", in->objective == OBJ_SPAN ? "span" : "makespan",
+		"horizon", (json_int_t)sm->horizon, "lower", (json_int_t)sm->lower,
+		"upper", (json_int_t)sm->upper,
+		"op_index", "index = kind * (stages * microbatches) + stage * microbatches + microbatch; kinds F = 0, B = 1, W = 2",
+		"ops", ops, "columns", cols, "names", names);
+}

@@ -16,6 +16,7 @@
 #ifndef PIPEOPT_SCHEDULE_MILP_H
 #define PIPEOPT_SCHEDULE_MILP_H
 
+#include <jansson.h>
 #include <stdint.h>
 
 #include "formulate/formulation.h"
@@ -58,5 +59,11 @@ bool sched_milp_point(const struct sched_milp *sm, const struct schedule *s,
  * the ordering the solution chose). Callers re-simulate it. */
 enum status sched_milp_decode(const struct sched_milp *sm, const double *x,
 			      struct schedule **out, struct error *err);
+
+/* The column map of sm's model (docs/milp-export.md): the instance's
+ * digest, the formulation, the op index rule and every op (kind, stage,
+ * micro-batch, device, duration), each column's name in order and what
+ * the names mean. A new reference, NULL on out of memory. */
+json_t *sched_milp_map_json(const struct sched_milp *sm);
 
 #endif

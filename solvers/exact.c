@@ -11,6 +11,8 @@
  *     the solver's bound proves it.
  */
 #include "solvers/exact.h"
+#include <jansson.h>
+#include "common/fileio.h"
 
 #include <assert.h>
 #include <math.h>
@@ -77,17 +79,53 @@ int64_t exact_horizon(const struct instance *in, int64_t ub)
 	return (int64_t)in->devices * ub + (int64_t)(in->devices - 1) * lag;
 }
 
-static enum status export_model(const struct milp *m, const char *path, bool lp,
-				struct error *err)
+/* The model's header: what it is and what was built into it, as comment
+ * lines ("\\ " in LP, "* " in MPS). */
+static void export_header(FILE *f, const struct sched_milp *sm, const char *by, bool lp,
+			  const char *map)
 {
+	char digest[65];
+	const char *c = lp ? "\\" : "*";
+	instance_digest(sm->in, digest);
+	fprintf(f, "%s pipeopt schedule MILP, instance '%s', sha256 %s\n", c, sm->in->name, digest);
+	fprintf(f, "%s formulation %s, objective %s; horizon %lld; objective bounded to [%lld, %lld]\n",
+		c, sm->form->name, sm->in->objective == OBJ_SPAN ? "span" : "makespan",
+		(long long)sm->horizon, (long long)sm->lower, (long long)sm->upper);
+	fprintf(f, "%s built in: the lower bound (sched/bound.c, by %s) and a schedule's objective as the column's bounds; %d memory-window arcs\n",
+		c, by ? by : "-", sm->g->window_arcs);
+	fprintf(f, "%s columns: %s (docs/milp-export.md)\n", c, map);
+}
+
+/* Write sm's model to path (LP or MPS) with its header, and its column map
+ * to path.map.json; a failure leaves neither. */
+static enum status export_model(const struct sched_milp *sm, const char *path, bool lp,
+				const char *by, struct error *err)
+{
+	char map[4096];
+	snprintf(map, sizeof map, "%s.map.json", path);
+	json_t *j = sched_milp_map_json(sm);
+	char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(j);
+	if (!text)
+		return err_set(err, "output '%s': out of memory", map);
+	enum status st = file_write_atomic(map, text, strlen(text), err);
+	free(text);
+	if (st)
+		return STATUS_ERROR;
 	FILE *f = fopen(path, "w");
-	if (!f)
+	if (!f) {
+		remove(map);
 		return err_set(err, "output '%s': cannot create", path);
-	enum status st = lp ? milp_write_lp(m, f, err) : milp_write_mps(m, f, err);
+	}
+	const char *base = strrchr(map, '/');
+	export_header(f, sm, by, lp, base ? base + 1 : map);
+	st = lp ? milp_write_lp(sm->milp, f, err) : milp_write_mps(sm->milp, f, err);
 	if (fclose(f) && !st)
 		st = err_set(err, "output '%s': write failed", path);
-	if (st)
+	if (st) {
 		remove(path);
+		remove(map);
+	}
 	return st;
 }
 
@@ -108,7 +146,38 @@ struct exact_run {
 	const struct sched_milp *sm;
 	const double *start;              /* [ncols] MIP start, or NULL */
 	double time_limit;                /* seconds for the pass; 0: none */
+	/* the model to export (--write-lp, --write-mps): the pass that proved
+	 * the optimum, else the last one */
+	struct sched_milp *kept;
+	bool kept_proved;
 };
+
+/* Keep the pass's model for export: the first that proved the optimum
+ * wins; until one does, the latest. Without an export nothing is kept. */
+static void keep_model(struct exact_run *x, struct sched_milp *sm)
+{
+	bool proved = x->r->bound >= x->r->objective;
+	if (!(x->o->write_lp || x->o->write_mps) || x->kept_proved) {
+		sched_milp_free(sm);
+		return;
+	}
+	sched_milp_free(x->kept);
+	x->kept = sm;
+	x->kept_proved = proved;
+}
+
+/* Export the kept model (the one behind the result). */
+static enum status export_kept(struct exact_run *x)
+{
+	enum status st = STATUS_OK;
+	if (x->kept && x->o->write_lp)
+		st = export_model(x->kept, x->o->write_lp, true, x->r->lower_bound_by, x->err);
+	if (!st && x->kept && x->o->write_mps)
+		st = export_model(x->kept, x->o->write_mps, false, x->r->lower_bound_by, x->err);
+	sched_milp_free(x->kept);
+	x->kept = NULL;
+	return st;
+}
 
 struct attempt {
 	struct solver_result res;
@@ -233,8 +302,8 @@ static double *start_point(const struct exact_run *x, const struct sched_milp *s
 }
 
 /* One MILP pass: build the formulation with the current best schedule as
- * the horizon's source and MIP start, solve, absorb. The first pass
- * exports the model when asked. */
+ * the horizon's source and MIP start, solve, absorb; the model is kept
+ * for export (keep_model). */
 static enum status milp_pass(struct exact_run *x, const struct formulation *form,
 			     double time_limit, bool first)
 {
@@ -252,12 +321,7 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
 	r->columns = sm->milp->ncols;
 	r->rows = sm->milp->nrows;
 	r->binaries = milp_binaries(sm->milp);
-	if (first && o->write_lp)
-		st = export_model(sm->milp, o->write_lp, true, x->err);
-	if (!st && first && o->write_mps)
-		st = export_model(sm->milp, o->write_mps, false, x->err);
-	if (!st)
-		start = start_point(x, sm);
+	start = start_point(x, sm);
 	x->sm = sm;
 	x->start = start;
 	x->time_limit = time_limit;
@@ -271,7 +335,7 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
 	x->start = NULL;
 	attempt_release(&a);
 	free(start);
-	sched_milp_free(sm);
+	keep_model(x, sm);
 	return st;
 }
 
@@ -342,6 +406,9 @@ static enum status solve_milp(struct exact_run *x)
 		return STATUS_ERROR;
 	x->g = g;
 	enum status st = form ? milp_pass(x, form, remaining(x), true) : milp_auto(x);
+	enum status ex = export_kept(x);   /* after the passes: the deciding model */
+	if (!st)
+		st = ex;
 	x->g = NULL;
 	opgraph_free(g);
 	return st;

@@ -1361,6 +1361,45 @@ static void test_usage_unknown_option(void **state)
 /* README.md's option tables are exactly `pipeopt help --options` (the
  * method table's own markdown), so a changed option cannot leave them
  * stale; and every method and shared option is in them. */
+/* The exported model is the one behind the certificate: its header names
+ * the instance's SHA-256 (the certificate's) and the formulation solve
+ * reports, and its column map lists exactly the model's columns. */
+static void test_solve_export_is_the_certified_model(void **state)
+{
+	static const char *const forms[] = {"time-indexed", "disjunctive"};
+	for (int k = 0; k < 2; k++) {
+		struct run r;
+		RUN(&r, "solve", TINY, "--always-milp", "--formulation", forms[k], "--write-lp",
+		    tmp("c.lp"), "--json");
+		assert_int_equal(r.status, 0);
+		json_t *j = parse_json(r.out);
+		assert_string_equal(get_str(j, "formulation"), forms[k]);
+		const char *sha = get_str(get(j, "certificate"), "instance_sha256");
+		FILE *f = fopen(tmp("c.lp"), "r");
+		assert_non_null(f);
+		char line[512], want[256];
+		assert_non_null(fgets(line, sizeof line, f));
+		snprintf(want, sizeof want, "sha256 %s", sha);
+		assert_contains(line, want);
+		assert_non_null(fgets(line, sizeof line, f));
+		snprintf(want, sizeof want, "formulation %s,", forms[k]);
+		assert_contains(line, want);
+		fclose(f);
+		json_error_t e;
+		json_t *map = json_load_file(tmp("c.lp.map.json"), 0, &e);
+		assert_non_null(map);
+		assert_string_equal(get_str(map, "instance_sha256"), sha);
+		assert_int_equal((json_int_t)json_array_size(get(map, "columns")), get_int(j, "columns"));
+		/* 2 devices x 2 micro-batches x F, B, W: 12 ops, each listed */
+		assert_int_equal(json_array_size(get(map, "ops")), 12);
+		const char *first = json_string_value(json_array_get(get(map, "columns"), 0));
+		assert_int_equal(first[0], k == 0 ? 'x' : 'E');
+		json_decref(map);
+		json_decref(j);
+		run_free(&r);
+	}
+}
+
 static void test_readme_options_current(void **state)
 {
 	struct run r;
@@ -2533,6 +2572,7 @@ int main(void)
 		cmocka_unit_test(test_usage_unknown_option),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_readme_options_current),
+		cmocka_unit_test(test_solve_export_is_the_certified_model),
 		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_generate_program_file),
 		cmocka_unit_test(test_program_file_errors),
