@@ -103,6 +103,9 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 	struct verdict v = solve_verdict(r, sr->objective);
 	verdict_json(&v, j);
 	json_object_set_new(j, "lower_bound_by", json_string(r->lower_bound_by));
+	if (r->search_nodes)
+		json_object_set_new(j, "search", json_pack("{s:I,s:f}", "nodes",
+				    (json_int_t)r->search_nodes, "seconds", r->search_seconds));
 	json_object_set_new(j, "heuristic", json_pack("{s:s,s:I}", "family", r->heuristic,
 		"objective", (json_int_t)r->heuristic_objective));
 	if (r->solved) {

@@ -460,3 +460,21 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 	free(idx);
 	return st;
 }
+
+enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
+{
+	struct work w = {.in = in, .nodes = in->kinds * in->stages};
+	w.init = malloc(w.nodes * sizeof(int64_t));
+	w.head = malloc(w.nodes * sizeof(int64_t));
+	w.tail = tail;
+	if (!w.init || !w.head) {
+		free(w.init);
+		free(w.head);
+		return err_set(err, "bound: out of memory");
+	}
+	set_sources(&w, -1);
+	longest_paths(&w);
+	free(w.init);
+	free(w.head);
+	return STATUS_OK;
+}

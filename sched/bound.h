@@ -31,4 +31,9 @@ struct bounds {
 enum status bound_compute(const struct instance *in, struct bounds *b,
 			  struct error *err);
 
+/* tail[k * L + l]: the longest path from the end of op (k, l) of one
+ * micro-batch to the end of the work (durations and lags after it), as
+ * the makespan bounds use it; an exact search prunes with end + tail. */
+enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err);
+
 #endif

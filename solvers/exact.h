@@ -38,12 +38,14 @@ struct exact_options {
 struct exact_result {
 	const char *status;          /* "optimal", "feasible", "time_limit" */
 	bool certified;
-	const char *certified_by;    /* "bound", "solver", or NULL */
+	const char *certified_by;    /* "bound", "solver", "search" (bnb.h), or NULL */
 	struct schedule *schedule;   /* the best schedule found (owned) */
 	int64_t objective;           /* of that schedule, simulated */
 	int64_t bound;               /* best proven lower bound (integer) */
 	double gap;                  /* (objective - bound) / objective */
 	int64_t lower_bound;         /* from sched/bound.c alone */
+	long search_nodes;           /* the exact search's (span), 0 if not run */
+	double search_seconds;
 	const char *lower_bound_by;  /* which of its arguments gave it (bound.h) */
 	char heuristic[64];          /* the family that gave the best start */
 	int64_t heuristic_objective;

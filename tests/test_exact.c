@@ -85,12 +85,106 @@ static void test_cross_check(void **state)
 	instance_free(in);
 }
 
+/* Deterministic small random numbers for the span cases. */
+static uint64_t span_rng = 0x2545f4914f6cdd1dULL;
+static int rnd(int lo, int hi)
+{
+	span_rng ^= span_rng << 13;
+	span_rng ^= span_rng >> 7;
+	span_rng ^= span_rng << 17;
+	return lo + (int)(span_rng % (uint64_t)(hi - lo + 1));
+}
+
+/* A random tiny instance (chains of 2 or 3 devices, interleaved, V, a
+ * diamond DAG; split or fused; comm; sometimes memory) with objective obj. */
+static void span_instance_json(int shape, const char *obj, char *json, size_t n, int seedpos)
+{
+	static const char *const shapes[] = {
+		"\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":[%d,%d],\"B\":[%d,%d],\"W\":[%d,%d]}",
+		"\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":[%d,%d],\"B\":[%d,%d]}",
+		"\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[%d,%d,%d],\"B\":[%d,%d,%d]}",
+		"\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"v\",\"cost\":{\"F\":%d,\"B\":%d}",
+		"\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"interleaved\",\"cost\":{\"F\":%d,\"B\":%d}",
+		"\"devices\":3,\"microbatches\":2,\"placement\":[0,1,2,0],\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":%d,\"B\":%d}",
+	};
+	int v[6];
+	span_rng = 0x2545f4914f6cdd1dULL + (uint64_t)seedpos * 7919;
+	for (int i = 0; i < 6; i++)
+		v[i] = rnd(1, 5);
+	char body[512];
+	snprintf(body, sizeof body, shapes[shape], v[0], v[1], v[2], v[3], v[4], v[5]);
+	int comm = rnd(0, 2);
+	const char *mem = shape == 1 && rnd(0, 1) ? ",\"memory\":{\"F\":1,\"B\":-1,\"limit\":2}" : "";
+	snprintf(json, n, "{%s,\"comm\":%d%s,\"objective\":\"%s\"}", body, comm, mem, obj);
+}
+
+/* The span solved exactly: on random tiny instances the certified span
+ * equals the brute force (which times each order as the simulator does),
+ * and among them are instances where the two objectives part: the
+ * certified makespan-optimal schedule has a longer span than the optimum,
+ * or the span-optimal one a longer makespan than its optimum. */
+static void test_span_exact_against_brute_force(void **state)
+{
+	int total = 0, not_makespan_optimal = 0, by_search = 0, improved = 0;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 6; rep++) {
+			char json[1024], mk[1024];
+			span_instance_json(shape, "span", json, sizeof json, shape * 100 + rep);
+			span_instance_json(shape, "makespan", mk, sizeof mk, shape * 100 + rep);
+			struct instance *in = parse_instance_ok(json), *inm = parse_instance_ok(mk);
+			int64_t opt = brute_optimum(in, NULL), opt_makespan = brute_optimum(inm, NULL);
+			if (opt == INT64_MAX) {
+				instance_free(in);
+				instance_free(inm);
+				continue;
+			}
+			struct exact_options o = {.solver = "cbc", .time_limit = 30, .threads = 1};
+			struct exact_result r;
+			struct error err = {{0}};
+			if (exact_solve(in, &o, &r, &err))
+				fail_msg("%s: %s", json, err.msg);
+			if (!r.certified || r.objective != opt)
+				fail_msg("%s: span %lld (certified %d by %s), brute force %lld", json,
+					 (long long)r.objective, r.certified,
+					 r.certified_by ? r.certified_by : "-", (long long)opt);
+			struct sim *sim = sim_new(in);
+			struct sim_result sr;
+			assert_int_equal(sim_run(sim, r.schedule, &sr, &err), STATUS_OK);
+			assert_int_equal(sr.span, opt);
+			/* a makespan-optimal schedule, certified, whose span is longer */
+			struct exact_result rm;
+			struct sim_result srm;
+			if (exact_solve(inm, &o, &rm, &err))
+				fail_msg("%s: %s", mk, err.msg);
+			assert_true(rm.certified);
+			assert_int_equal(rm.objective, opt_makespan);
+			struct sim *simm = sim_new(in);
+			assert_int_equal(sim_run(simm, rm.schedule, &srm, &err), STATUS_OK);
+			not_makespan_optimal += srm.span > opt || sr.makespan > opt_makespan;
+			sim_free(simm);
+			exact_result_release(&rm);
+			by_search += r.certified_by && !strcmp(r.certified_by, "search");
+			improved += r.heuristic_objective > r.objective;
+			total++;
+			sim_free(sim);
+			exact_result_release(&r);
+			instance_free(in);
+			instance_free(inm);
+		}
+	print_message("span: %d instances certified = brute force; %d by the search, %d of them below the best heuristic; %d where makespan and span optima part\n",
+		      total, by_search, improved, not_makespan_optimal);
+	assert_true(total >= 30);
+	assert_true(by_search > 0);
+	assert_true(not_makespan_optimal > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_brute_force),
 		cmocka_unit_test(test_certified_by_bound),
 		cmocka_unit_test(test_cross_check),
+		cmocka_unit_test(test_span_exact_against_brute_force),
 	};
 	return cmocka_run_group_tests_name("exact", tests, NULL, NULL);
 }

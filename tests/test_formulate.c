@@ -922,9 +922,10 @@ static void test_span_milp_is_a_relaxation(void **state)
 		sched_milp_free(sm);
 	}
 	opgraph_free(g);
-	/* and the exact procedure claims nothing it cannot prove */
+	/* the MILP alone claims nothing it cannot prove: forced (--always-milp
+	 * skips the exact search), its bound stays the relaxation's 13 */
 	struct exact_options o = {.solver = "cbc", .formulation = "disjunctive",
-				  .time_limit = 30};
+				  .time_limit = 30, .always_milp = true};
 	struct exact_result x;
 	struct error err = {{0}};
 	assert_int_equal(exact_solve(in, &o, &x, &err), STATUS_OK);
@@ -932,6 +933,15 @@ static void test_span_milp_is_a_relaxation(void **state)
 	assert_false(x.certified);
 	assert_true(x.bound <= 17);
 	assert_int_equal(x.bound, 13);
+	exact_result_release(&x);
+	/* by default the exact search (solvers/bnb.c), which times ops
+	 * earliest, proves the optimum 17 */
+	o.always_milp = false;
+	assert_int_equal(exact_solve(in, &o, &x, &err), STATUS_OK);
+	assert_int_equal(x.objective, 17);
+	assert_true(x.certified);
+	assert_int_equal(x.bound, 17);
+	assert_string_equal(x.certified_by, "search");
 	exact_result_release(&x);
 	instance_free(in);
 }

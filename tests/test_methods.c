@@ -547,7 +547,8 @@ static void check_solve(const char *name, const char *json, int64_t hand, bool m
 		assert_string_equal(k.r.v.certified_by, "solver");
 	else
 		assert_true(!strcmp(k.r.v.certified_by, "bound") ||
-			    !strcmp(k.r.v.certified_by, "solver"));
+			    !strcmp(k.r.v.certified_by, "solver") ||
+			    !strcmp(k.r.v.certified_by, "search"));   /* span: solvers/bnb.c */
 	assert_true(k.r.v.integral && k.r.v.has_bound);
 	assert_true(k.r.v.bound <= k.r.v.objective);
 	assert_double_near(k.r.v.gap, (k.r.v.objective - k.r.v.bound) / k.r.v.objective, 1e-12);

@@ -1,0 +1,242 @@
+/* The exact branch and bound (bnb.h): the argument of each rule is there. */
+#include "solvers/bnb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "sched/bound.h"
+#include "sched/ready.h"
+
+struct bnb {
+	const struct instance *in;
+	const struct bnb_options *o;
+	int D, L, M, K, n;
+	int64_t *end;            /* [n] end of each placed op, -1 if not placed */
+	int64_t *start;          /* [n] its start */
+	int *next;               /* [K*L] next micro-batch of (kind, stage) */
+	int64_t *free_at;        /* [D] device free from */
+	int64_t *first;          /* [D] first start, -1 before any op */
+	int64_t *mem;            /* [D] memory in use */
+	int64_t *rest;           /* [D] load not yet placed */
+	int64_t *tail;           /* [K*L] bound_tails */
+	int *seq, *best_seq;     /* [n] placement order (op ids) */
+	int placed;
+	int64_t best;            /* incumbent objective */
+	bool found, stopped;
+	long nodes;
+	double t0;
+};
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int64_t objective_now(const struct bnb *s)
+{
+	int64_t obj = 0;
+	for (int d = 0; d < s->D; d++) {
+		if (s->first[d] < 0)
+			continue;
+		int64_t v = s->in->objective == OBJ_SPAN ? s->free_at[d] - s->first[d] : s->free_at[d];
+		obj = max64(obj, v);
+	}
+	return obj;
+}
+
+/* A bound on every completion of the node (bnb.h), t the last start. */
+static int64_t node_bound(const struct bnb *s, int64_t t)
+{
+	int64_t lb = 0;
+	bool span = s->in->objective == OBJ_SPAN;
+	for (int d = 0; d < s->D; d++) {
+		int64_t done = max64(s->free_at[d], t) + s->rest[d];
+		if (span)
+			lb = max64(lb, s->first[d] < 0 ? s->rest[d] : done - s->first[d]);
+		else
+			lb = max64(lb, s->rest[d] ? done : s->free_at[d]);
+	}
+	if (!span)
+		for (int i = 0; i < s->placed; i++) {
+			int o = s->seq[i];
+			lb = max64(lb, s->end[o] + s->tail[o / s->M]);
+		}
+	return lb;
+}
+
+static bool out_of_time(struct bnb *s)
+{
+	if (s->o->node_limit > 0 && s->nodes >= s->o->node_limit)
+		s->stopped = true;
+	if (!s->stopped && s->o->time_limit > 0 && (s->nodes & 1023) == 0 &&
+	    clock_seconds() - s->t0 > s->o->time_limit)
+		s->stopped = true;
+	return s->stopped;
+}
+
+struct cand {
+	int op, device;
+	int64_t at;
+};
+
+static int by_start(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+	return x->at < y->at ? -1 : x->at > y->at ? 1 : x->op - y->op;
+}
+
+/* The ops that can be placed next with their starts (>= t, memory kept). */
+static int candidates(const struct bnb *s, int64_t t, struct cand *c)
+{
+	const struct instance *in = s->in;
+	int n = 0;
+	for (int kl = 0; kl < s->K * s->L; kl++) {
+		int k = kl / s->L, l = kl % s->L, j = s->next[kl];
+		if (j >= s->M)
+			continue;
+		int d = in->stage_device[l], waiting;
+		int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
+		if (at < 0 || at < t)
+			continue;   /* inputs not placed, or it would start before t */
+		if (in->has_limit && s->mem[d] + inst_delta(in, k, l) > in->limit[d])
+			continue;
+		c[n++] = (struct cand){inst_op_id(in, k, l, j), d, at};
+	}
+	qsort(c, n, sizeof *c, by_start);
+	return n;
+}
+
+static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
+{
+	const struct instance *in = s->in;
+	int o = c->op, k = o / (s->L * s->M), l = o / s->M % s->L;
+	int64_t dur = inst_duration(in, k, l);
+	*undo_first = s->first[c->device];
+	if (s->first[c->device] < 0)
+		s->first[c->device] = c->at;
+	s->start[o] = c->at;
+	s->end[o] = c->at + dur;
+	s->free_at[c->device] = c->at + dur;
+	s->mem[c->device] += inst_delta(in, k, l);
+	s->rest[c->device] -= dur;
+	s->next[k * s->L + l]++;
+	s->seq[s->placed++] = o;
+}
+
+static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, int64_t first_before)
+{
+	const struct instance *in = s->in;
+	int o = c->op, k = o / (s->L * s->M), l = o / s->M % s->L;
+	s->placed--;
+	s->next[k * s->L + l]--;
+	s->rest[c->device] += inst_duration(in, k, l);
+	s->mem[c->device] -= inst_delta(in, k, l);
+	s->free_at[c->device] = free_before;
+	s->first[c->device] = first_before;
+	s->end[o] = -1;
+}
+
+static void dfs(struct bnb *s, int64_t t)
+{
+	s->nodes++;
+	if (out_of_time(s))
+		return;
+	if (s->placed == s->n) {
+		int64_t obj = objective_now(s);
+		if (obj < s->best) {
+			s->best = obj;
+			s->found = true;
+			memcpy(s->best_seq, s->seq, s->n * sizeof *s->seq);
+		}
+		return;
+	}
+	if (node_bound(s, t) >= s->best)
+		return;   /* no completion beats the incumbent */
+	struct cand c[3 * 64];
+	int nc = candidates(s, t, c);
+	for (int i = 0; i < nc && !s->stopped && s->best > s->o->lower_bound; i++) {
+		int64_t free_before = s->free_at[c[i].device], first_before;
+		place(s, &c[i], &first_before);
+		dfs(s, c[i].at);
+		unplace(s, &c[i], free_before, first_before);
+	}
+}
+
+/* The schedule of the best placement: each device's ops in placement order. */
+static struct schedule *to_schedule(const struct bnb *s)
+{
+	struct schedule *sc = schedule_new(s->D);
+	for (int i = 0; sc && i < s->n; i++) {
+		int o = s->best_seq[i], k = o / (s->L * s->M), l = o / s->M % s->L, j = o % s->M;
+		if (schedule_push(sc, s->in->stage_device[l], k, l, j)) {
+			schedule_free(sc);
+			sc = NULL;
+		}
+	}
+	return sc;
+}
+
+static void release(struct bnb *s)
+{
+	free(s->end);
+	free(s->start);
+	free(s->next);
+	free(s->free_at);
+	free(s->first);
+	free(s->mem);
+	free(s->rest);
+	free(s->tail);
+	free(s->seq);
+	free(s->best_seq);
+}
+
+static enum status init(struct bnb *s, const struct instance *in, struct error *err)
+{
+	s->D = in->devices;
+	s->L = in->stages;
+	s->M = in->microbatches;
+	s->K = in->kinds;
+	s->n = inst_nops(in);
+	s->end = malloc(s->n * sizeof *s->end);
+	s->start = malloc(s->n * sizeof *s->start);
+	s->next = calloc(s->K * s->L, sizeof *s->next);
+	s->free_at = calloc(s->D, sizeof *s->free_at);
+	s->first = malloc(s->D * sizeof *s->first);
+	s->mem = calloc(s->D, sizeof *s->mem);
+	s->rest = calloc(s->D, sizeof *s->rest);
+	s->tail = malloc(s->K * s->L * sizeof *s->tail);
+	s->seq = malloc(s->n * sizeof *s->seq);
+	s->best_seq = malloc(s->n * sizeof *s->best_seq);
+	if (!s->end || !s->start || !s->next || !s->free_at || !s->first || !s->mem ||
+	    !s->rest || !s->tail || !s->seq || !s->best_seq)
+		return err_set(err, "search: out of memory");
+	for (int o = 0; o < s->n; o++)
+		s->end[o] = -1;
+	for (int d = 0; d < s->D; d++) {
+		s->first[d] = -1;
+		s->rest[d] = inst_device_load(in, d);
+	}
+	return bound_tails(in, s->tail, err);
+}
+
+enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
+		      struct bnb_result *r, struct error *err)
+{
+	struct bnb s = {.in = in, .o = o, .best = o->incumbent, .t0 = clock_seconds()};
+	memset(r, 0, sizeof *r);
+	if (inst_nops(in) > BNB_MAX_OPS || in->kinds * in->stages > 64)
+		return err_set(err, "instance '%s': %d ops, more than the search takes (%d)",
+			       in->name, inst_nops(in), BNB_MAX_OPS);
+	if (init(&s, in, err)) {
+		release(&s);
+		return STATUS_ERROR;
+	}
+	if (s.best > o->lower_bound)
+		dfs(&s, 0);
+	r->proved = !s.stopped;
+	r->objective = s.best;
+	r->nodes = s.nodes;
+	r->schedule = s.found ? to_schedule(&s) : NULL;
+	r->seconds = clock_seconds() - s.t0;
+	enum status st = s.found && !r->schedule ? err_set(err, "search: out of memory") : STATUS_OK;
+	release(&s);
+	return st;
+}

@@ -1,0 +1,59 @@
+/*
+ * An exact branch and bound over schedules as the simulator times them:
+ * every op starts as early as its device and its inputs allow, so the
+ * objective it proves, makespan or span, is the simulator's own. It is
+ * the exact method for the span, where the MILPs only give a relaxation
+ * (their op times are free, so the span can shrink by starting late).
+ *
+ * Schedule generation: ops are placed one at a time, each at the end of its
+ * device's order, among the next op of each (kind, stage) in micro-batch
+ * order (FIFO per kind and stage loses no optimality: micro-batches are
+ * identical) whose inputs are placed; its start is then fixed. Starts are
+ * kept nondecreasing along the placement, so every schedule is generated
+ * in the order of its ops' start times: each valid (FIFO) schedule is
+ * reachable, and the search is complete.
+ *
+ * Pruning, each bound valid for every completion of the node:
+ *   makespan >= max over devices d of max(free_d, t) + remaining load_d,
+ *               t the last placed start (no later op starts before it);
+ *   makespan >= end(o) + tail(o) for every placed op o (tail: the longest
+ *               path after o in its micro-batch, sched/bound.c);
+ *   span     >= max over devices d with a first op at S_d of
+ *               max(free_d, t) + remaining load_d - S_d, and the remaining
+ *               load of a device without ops yet;
+ * and every placement must keep the device's memory within its limit
+ * (charged at op start, in device order, as the simulator does).
+ */
+#ifndef PIPEOPT_BNB_H
+#define PIPEOPT_BNB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "sched/instance.h"
+#include "sched/schedule.h"
+
+/* Instances beyond this many ops are not searched (the tree grows as
+ * the ops' factorial). */
+#define BNB_MAX_OPS 96
+
+struct bnb_options {
+	double time_limit;       /* seconds; <= 0: none */
+	long node_limit;         /* nodes; <= 0: none */
+	int64_t incumbent;       /* objective of a known schedule; INT64_MAX: none */
+	int64_t lower_bound;     /* a proven bound: stop when a schedule meets it */
+};
+
+struct bnb_result {
+	bool proved;             /* the search finished: the optimum is objective */
+	struct schedule *schedule;   /* the best found below the incumbent, or NULL */
+	int64_t objective;       /* of that schedule, else the incumbent */
+	long nodes;
+	double seconds;
+};
+
+enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
+		      struct bnb_result *r, struct error *err);
+
+#endif
