@@ -10,7 +10,9 @@
 #include "brute.h"
 #include "tiny_instances.h"
 #include "formulate/formulation.h"
+#include "solvers/bnb.h"
 #include "solvers/exact.h"
+#include "solvers/solver.h"
 #include "sched/sim.h"
 
 static void check_one(const struct tiny *t, const char *solver,
@@ -178,6 +180,63 @@ static void test_span_exact_against_brute_force(void **state)
 	assert_true(not_makespan_optimal > 0);
 }
 
+/* Never a wrong certificate: on random tiny instances of every shape,
+ * both objectives, the exact search alone (no incumbent, no bound) and
+ * the MILP of every formulation with every backend (makespan, where it is
+ * exact) agree with the brute force, and every schedule re-simulates to
+ * the claimed objective. */
+static void test_search_and_milps_against_brute_force(void **state)
+{
+	int total = 0, milps = 0;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 20; rep++)
+			for (int span = 0; span < 2; span++) {
+				char json[1024];
+				span_instance_json(shape, span ? "span" : "makespan", json, sizeof json,
+						   1000 + shape * 100 + rep);
+				struct instance *in = parse_instance_ok(json);
+				int64_t opt = brute_optimum(in, NULL);
+				struct bnb_options bo = {.incumbent = INT64_MAX, .lower_bound = 0};
+				struct bnb_result br;
+				struct error err = {{0}};
+				assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
+				assert_true(br.proved);
+				if (opt == INT64_MAX) {   /* infeasible: the search finds nothing */
+					assert_null(br.schedule);
+					instance_free(in);
+					continue;
+				}
+				if (br.objective != opt)
+					fail_msg("%s: search %lld, brute force %lld", json,
+						 (long long)br.objective, (long long)opt);
+				struct sim *sim = sim_new(in);
+				struct sim_result sr;
+				assert_int_equal(sim_run(sim, br.schedule, &sr, &err), STATUS_OK);
+				assert_int_equal(sr.objective, opt);
+				sim_free(sim);
+				schedule_free(br.schedule);
+				total++;
+				for (int f = 0; !span && rep % 4 == 0 && f < formulation_count(); f++)
+					for (int b = 0; b < solver_count(); b++) {
+						struct exact_options o = {.solver = solver_name_at(b),
+							.formulation = formulation_at(f)->name, .time_limit = 30,
+							.threads = 1, .always_milp = true};
+						struct exact_result r;
+						if (exact_solve(in, &o, &r, &err))
+							fail_msg("%s: %s", json, err.msg);
+						if (!r.certified || r.objective != opt)
+							fail_msg("%s, %s, %s: %lld (certified %d), brute force %lld",
+								 json, o.solver, o.formulation,
+								 (long long)r.objective, r.certified, (long long)opt);
+						exact_result_release(&r);
+						milps++;
+					}
+				instance_free(in);
+			}
+	print_message("search = brute force on %d instances; %d MILP solves agree\n", total, milps);
+	assert_true(total >= 200);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -185,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_certified_by_bound),
 		cmocka_unit_test(test_cross_check),
 		cmocka_unit_test(test_span_exact_against_brute_force),
+		cmocka_unit_test(test_search_and_milps_against_brute_force),
 	};
 	return cmocka_run_group_tests_name("exact", tests, NULL, NULL);
 }
