@@ -5,6 +5,7 @@
 #include "test_helpers.h"
 
 #include "brute.h"
+#include "xorshift.h"
 #include "sched/bound.h"
 
 static struct bounds bounds_of(const struct instance *in)
@@ -159,10 +160,7 @@ static void test_dag_critical_path(void **state)
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 static int rnd(int lo, int hi)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return lo + (int)(rng_state % (uint64_t)(hi - lo + 1));
+	return xorshift_in(&rng_state, lo, hi);
 }
 
 /* Shapes small enough to enumerate (product of per-device orders <= 10^4). */

@@ -8,6 +8,7 @@
 #include "test_helpers.h"
 
 #include "brute.h"
+#include "xorshift.h"
 #include "tiny_instances.h"
 #include "formulate/formulation.h"
 #include "solvers/bnb.h"
@@ -91,10 +92,7 @@ static void test_cross_check(void **state)
 static uint64_t span_rng = 0x2545f4914f6cdd1dULL;
 static int rnd(int lo, int hi)
 {
-	span_rng ^= span_rng << 13;
-	span_rng ^= span_rng >> 7;
-	span_rng ^= span_rng << 17;
-	return lo + (int)(span_rng % (uint64_t)(hi - lo + 1));
+	return xorshift_in(&span_rng, lo, hi);
 }
 
 /* A random tiny instance (chains of 2 or 3 devices, interleaved, V, a
