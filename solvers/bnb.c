@@ -8,6 +8,11 @@
 #include "sched/bound.h"
 #include "sched/ready.h"
 
+struct cand {
+	int op, device;
+	int64_t at;
+};
+
 struct bnb {
 	const struct instance *in;
 	const struct bnb_options *o;
@@ -21,6 +26,7 @@ struct bnb {
 	int64_t *rest;           /* [D] load not yet placed */
 	int64_t *tail;           /* [K*L] bound_tails */
 	int *seq, *best_seq;     /* [n] placement order (op ids) */
+	struct cand *cands;      /* [n][K*L] each depth's candidates (heap, not stack) */
 	int placed;
 	int64_t best;            /* incumbent objective */
 	bool found, stopped;
@@ -71,11 +77,6 @@ static bool out_of_time(struct bnb *s)
 		s->stopped = true;
 	return s->stopped;
 }
-
-struct cand {
-	int op, device;
-	int64_t at;
-};
 
 static int by_start(const void *a, const void *b)
 {
@@ -150,7 +151,7 @@ static void dfs(struct bnb *s, int64_t t)
 	}
 	if (node_bound(s, t) >= s->best)
 		return;   /* no completion beats the incumbent */
-	struct cand c[3 * 64];
+	struct cand *c = s->cands + (size_t)s->placed * s->K * s->L;
 	int nc = candidates(s, t, c);
 	for (int i = 0; i < nc && !s->stopped && s->best > s->o->lower_bound; i++) {
 		int64_t free_before = s->free_at[c[i].device], first_before;
@@ -186,6 +187,7 @@ static void release(struct bnb *s)
 	free(s->tail);
 	free(s->seq);
 	free(s->best_seq);
+	free(s->cands);
 }
 
 static enum status init(struct bnb *s, const struct instance *in, struct error *err)
@@ -205,8 +207,9 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->tail = malloc(s->K * s->L * sizeof *s->tail);
 	s->seq = malloc(s->n * sizeof *s->seq);
 	s->best_seq = malloc(s->n * sizeof *s->best_seq);
+	s->cands = malloc((size_t)s->n * s->K * s->L * sizeof *s->cands);
 	if (!s->end || !s->start || !s->next || !s->free_at || !s->first || !s->mem ||
-	    !s->rest || !s->tail || !s->seq || !s->best_seq)
+	    !s->rest || !s->tail || !s->seq || !s->best_seq || !s->cands)
 		return err_set(err, "search: out of memory");
 	for (int o = 0; o < s->n; o++)
 		s->end[o] = -1;
