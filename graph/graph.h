@@ -28,7 +28,7 @@ struct graph_op {
 	double weight_bytes;    /* bytes of weights */
 	double out_bytes;       /* bytes per sample sent to each consumer */
 	int nshape;
-	double *shape;          /* [nshape] kind-specific dimensions (profile.h) */
+	double *shape;          /* [nshape] kind-specific dimensions (ops/op_kind.h) */
 };
 
 struct machine {
