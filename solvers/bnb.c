@@ -28,6 +28,9 @@ struct bnb {
 	int *seq, *best_seq;     /* [n] placement order (op ids) */
 	struct cand *cands;      /* [n][K*L] each depth's candidates (heap, not stack) */
 	int placed;
+	bool memo;               /* dominance mode (bnb.h) */
+	struct memo_table *table;
+	int64_t *key_vals;       /* [D + n] the node's free times and needed ends */
 	int64_t best;            /* incumbent objective */
 	bool found, stopped;
 	long nodes;
@@ -95,7 +98,7 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 			continue;
 		int d = in->stage_device[l], waiting;
 		int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
-		if (at < 0 || at < t)
+		if (at < 0 || (!s->memo && at < t))
 			continue;   /* inputs not placed, or it would start before t */
 		if (in->has_limit && s->mem[d] + inst_delta(in, k, l) > in->limit[d])
 			continue;
@@ -135,6 +138,135 @@ static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, in
 	s->end[o] = -1;
 }
 
+/* ---- dominance (memo) --------------------------------------------------------- */
+
+#define MEMO_BUCKETS (1 << 20)
+#define MEMO_MAX_VALUES (16L << 20)   /* int64s kept: 128 MiB */
+
+struct memo_entry {
+	uint64_t hash;
+	int next;                /* the bucket's next entry, -1 at the end */
+	long at;                 /* offset of its key (K*L counts) and values */
+	int nvals;
+};
+
+struct memo_table {
+	int buckets[MEMO_BUCKETS];
+	struct memo_entry *e;
+	long n, cap;
+	int64_t *store;
+	long used;
+};
+
+static uint64_t key_hash(const int *next, int n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint64_t)next[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Whether op (k,l,j), placed, still has a dependent not placed. */
+static bool needed(const struct bnb *s, int k, int l, int j)
+{
+	const struct instance *in = s->in;
+	int L = s->L;
+	if (k == OP_F) {
+		if (s->next[OP_B * L + l] <= j)
+			return true;
+		for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++)
+			if (s->next[OP_F * L + in->succ[e].stage] <= j)
+				return true;
+		return false;
+	}
+	if (k == OP_B) {
+		if (in->split_backward && s->next[OP_W * L + l] <= j)
+			return true;
+		for (int e = in->pred_start[l]; e < in->pred_start[l + 1]; e++)
+			if (s->next[OP_B * L + in->pred[e].stage] <= j)
+				return true;
+	}
+	return false;
+}
+
+/* The node's values in a fixed order: free times, then the ends of the
+ * placed ops still needed, by op id. */
+static int node_values(const struct bnb *s, int64_t *v)
+{
+	int n = 0;
+	for (int d = 0; d < s->D; d++)
+		v[n++] = s->free_at[d];
+	for (int o = 0; o < s->n; o++)
+		if (s->end[o] >= 0 && needed(s, o / (s->L * s->M), o / s->M % s->L, o % s->M))
+			v[n++] = s->end[o];
+	return n;
+}
+
+/* True when an earlier node of the same placed set dominates this one;
+ * otherwise the node is recorded (while there is room). */
+static bool dominated(struct bnb *s)
+{
+	struct memo_table *t = s->table;
+	int kl = s->K * s->L, nv = node_values(s, s->key_vals);
+	uint64_t h = key_hash(s->next, kl);
+	for (int i = t->buckets[h & (MEMO_BUCKETS - 1)]; i >= 0; i = t->e[i].next) {
+		const struct memo_entry *e = &t->e[i];
+		if (e->hash != h || e->nvals != nv)
+			continue;
+		const int64_t *key = t->store + e->at, *val = key + kl;
+		bool same = true, below = true;
+		for (int k = 0; k < kl && same; k++)
+			same = key[k] == s->next[k];
+		for (int k = 0; same && below && k < nv; k++)
+			below = val[k] <= s->key_vals[k];
+		if (same && below)
+			return true;
+	}
+	if (t->used + kl + nv > MEMO_MAX_VALUES)
+		return false;
+	if (t->n == t->cap) {
+		long cap = t->cap ? 2 * t->cap : 1 << 16;
+		struct memo_entry *e = realloc(t->e, cap * sizeof *e);
+		if (!e)
+			return false;
+		t->e = e;
+		t->cap = cap;
+	}
+	struct memo_entry *e = &t->e[t->n];
+	*e = (struct memo_entry){h, t->buckets[h & (MEMO_BUCKETS - 1)], t->used, nv};
+	for (int k = 0; k < kl; k++)
+		t->store[t->used++] = s->next[k];
+	for (int k = 0; k < nv; k++)
+		t->store[t->used++] = s->key_vals[k];
+	t->buckets[h & (MEMO_BUCKETS - 1)] = (int)t->n++;
+	return false;
+}
+
+static struct memo_table *memo_new(void)
+{
+	struct memo_table *t = malloc(sizeof *t);
+	if (!t)
+		return NULL;
+	memset(t->buckets, 0xff, sizeof t->buckets);   /* -1: empty */
+	t->e = NULL;
+	t->n = t->cap = t->used = 0;
+	t->store = malloc(MEMO_MAX_VALUES * sizeof *t->store);
+	if (!t->store) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void memo_free(struct memo_table *t)
+{
+	if (!t)
+		return;
+	free(t->e);
+	free(t->store);
+	free(t);
+}
+
 static void dfs(struct bnb *s, int64_t t)
 {
 	s->nodes++;
@@ -151,12 +283,14 @@ static void dfs(struct bnb *s, int64_t t)
 	}
 	if (node_bound(s, t) >= s->best)
 		return;   /* no completion beats the incumbent */
+	if (s->memo && dominated(s))
+		return;   /* an earlier node of this placed set was no later anywhere */
 	struct cand *c = s->cands + (size_t)s->placed * s->K * s->L;
 	int nc = candidates(s, t, c);
 	for (int i = 0; i < nc && !s->stopped && s->best > s->o->lower_bound; i++) {
 		int64_t free_before = s->free_at[c[i].device], first_before;
 		place(s, &c[i], &first_before);
-		dfs(s, c[i].at);
+		dfs(s, s->memo ? 0 : c[i].at);   /* memo: later ops may start earlier */
 		unplace(s, &c[i], free_before, first_before);
 	}
 }
@@ -188,6 +322,8 @@ static void release(struct bnb *s)
 	free(s->seq);
 	free(s->best_seq);
 	free(s->cands);
+	free(s->key_vals);
+	memo_free(s->table);
 }
 
 static enum status init(struct bnb *s, const struct instance *in, struct error *err)
@@ -213,6 +349,12 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 		return err_set(err, "search: out of memory");
 	for (int o = 0; o < s->n; o++)
 		s->end[o] = -1;
+	if (s->memo) {
+		s->table = memo_new();
+		s->key_vals = malloc((s->D + s->n) * sizeof *s->key_vals);
+		if (!s->table || !s->key_vals)
+			return err_set(err, "search: out of memory");
+	}
 	for (int d = 0; d < s->D; d++) {
 		s->first[d] = -1;
 		s->rest[d] = inst_device_load(in, d);
@@ -223,7 +365,8 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 		      struct bnb_result *r, struct error *err)
 {
-	struct bnb s = {.in = in, .o = o, .best = o->incumbent, .t0 = clock_seconds()};
+	struct bnb s = {.in = in, .o = o, .best = o->incumbent, .t0 = clock_seconds(),
+			.memo = o->memo && in->objective == OBJ_MAKESPAN};
 	memset(r, 0, sizeof *r);
 	if (inst_nops(in) > BNB_MAX_OPS || in->kinds * in->stages > 64)
 		return err_set(err, "instance '%s': %d ops, more than the search takes (%d)",

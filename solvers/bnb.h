@@ -23,6 +23,14 @@
  *               load of a device without ops yet;
  * and every placement must keep the device's memory within its limit
  * (charged at op start, in device order, as the simulator does).
+ *
+ * With `memo` (makespan only) the start-order rule is dropped: any op whose
+ * inputs are placed may come next, and a node is pruned when an earlier
+ * node with the same placed set (so the same memory on every device) had
+ * every device free and every input still needed no later. Its subtree
+ * then holds every completion of the pruned node, each no later (the same
+ * orders appended, times monotone), and it was already searched: DFS
+ * finishes a node before it meets another of the same depth. bnb.md.
  */
 #ifndef PIPEOPT_BNB_H
 #define PIPEOPT_BNB_H
@@ -34,15 +42,19 @@
 #include "sched/instance.h"
 #include "sched/schedule.h"
 
-/* Instances beyond this many ops are not searched (the tree grows as
- * the ops' factorial). */
-#define BNB_MAX_OPS 96
+/* Instances beyond this many ops are not searched; without dominance (the
+ * span) solve stops at BNB_SPAN_MAX_OPS (the tree grows as the number of
+ * interleavings: bnb.md). */
+#define BNB_MAX_OPS 512
+#define BNB_SPAN_MAX_OPS 96
 
 struct bnb_options {
 	double time_limit;       /* seconds; <= 0: none */
 	long node_limit;         /* nodes; <= 0: none */
 	int64_t incumbent;       /* objective of a known schedule; INT64_MAX: none */
 	int64_t lower_bound;     /* a proven bound: stop when a schedule meets it */
+	bool memo;               /* makespan: any placement order, with dominance
+	                            between nodes of one placed set (bnb.md) */
 };
 
 struct bnb_result {

@@ -185,7 +185,7 @@ static void test_span_exact_against_brute_force(void **state)
  * the claimed objective. */
 static void test_search_and_milps_against_brute_force(void **state)
 {
-	int total = 0, milps = 0;
+	int total = 0, milps = 0, memos = 0;
 	for (int shape = 0; shape < 6; shape++)
 		for (int rep = 0; rep < 20; rep++)
 			for (int span = 0; span < 2; span++) {
@@ -197,6 +197,16 @@ static void test_search_and_milps_against_brute_force(void **state)
 				struct bnb_options bo = {.incumbent = INT64_MAX, .lower_bound = 0};
 				struct bnb_result br;
 				struct error err = {{0}};
+				/* the dominance mode (makespan) must agree as well */
+				bo.memo = true;
+				assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
+				assert_true(br.proved);
+				if (opt != INT64_MAX && br.objective != opt)
+					fail_msg("%s: search with dominance %lld, brute force %lld", json,
+						 (long long)br.objective, (long long)opt);
+				memos += !span;
+				schedule_free(br.schedule);
+				bo.memo = false;
 				assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
 				assert_true(br.proved);
 				if (opt == INT64_MAX) {   /* infeasible: the search finds nothing */
@@ -231,7 +241,8 @@ static void test_search_and_milps_against_brute_force(void **state)
 					}
 				instance_free(in);
 			}
-	print_message("search = brute force on %d instances; %d MILP solves agree\n", total, milps);
+	print_message("search = brute force on %d instances (%d with dominance); %d MILP solves agree\n",
+		      total, memos, milps);
 	assert_true(total >= 200);
 }
 
