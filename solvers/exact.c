@@ -421,7 +421,7 @@ static enum status solve_milp(struct exact_run *x)
  * freely, so for the span they only give a relaxation (a later first
  * start shrinks it), while the search times every op earliest, as the
  * simulator does; it gets half the time limit. For the makespan it runs
- * with dominance (bnb.md), a tenth of the limit and at most 1 s: on the
+ * with dominance (bnb.md), a tenth of the limit: on the
  * bench grid's 96 small classes it proved 85 within 2 s, each equal to the
  * certified MILP optimum. Beyond its size or time, the MILP follows. The schedule it
  * returns is re-simulated before it is kept.
@@ -433,13 +433,14 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	bool span = in->objective == OBJ_SPAN;
 	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || in->kinds * in->stages > 64)
 		return STATUS_OK;
-	/* span: half the time (the MILP only relaxes it); makespan: a tenth, at
-	 * most 1 s (its proofs come fast or not at all: 85 of the 96 small
-	 * bench classes within 2 s, most under 0.3 s; the MILP needs the rest) */
+	/* span: half the time (the MILP only relaxes it); makespan: a tenth
+	 * (its proofs come fast or not at all: 85 of the 96 small bench classes
+	 * within 2 s, most under 0.3 s; p4 m32 fused in 1.8 s; the MILP needs
+	 * the rest), 10 s without a limit */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
 	double limit = span ? left / 2 : left / 10;
-	if (!span && (limit > 1 || o->time_limit <= 0))
-		limit = 1;
+	if (!span && o->time_limit <= 0)
+		limit = 10;
 	struct bnb_options bo = {.time_limit = limit > 0.01 || limit == 0 ? limit : 0.01,
 				 .incumbent = r->objective, .lower_bound = r->bound, .memo = !span};
 	struct bnb_result br;
