@@ -165,7 +165,7 @@ static enum status check_certificate(struct vcase *c, struct error *err)
 
 static double gap_of(const struct vcase *c)
 {
-	return (double)(c->r.best.objective - c->optimum) / (double)c->r.best.objective;
+	return verdict_gap((double)c->r.best.objective, (double)c->optimum);
 }
 
 struct summary {

@@ -65,7 +65,8 @@ static int parse(int argc, char **argv, struct sopts *o, char **spec)
 		return rc;
 	o->s.output = o->run.output;
 	o->s.jobs = run_opts_threads_value(&o->run);
-	o->s.progress = run_opts_progress_on(&o->run) || (o->run.progress < 0 && isatty(2));
+	/* as before: on a terminal even with --json (the summary goes to stdout) */
+	o->s.progress = o->run.progress >= 0 ? o->run.progress : isatty(2);
 	o->s.limit = (int)o->limit;
 	if (!o->s.output) {   /* SPEC's base name without .json, + .jsonl */
 		const char *base = strrchr(*spec, '/');

@@ -85,13 +85,11 @@ function(pipeopt_program target)
   target_link_libraries(${target} PRIVATE ${libs})
 endfunction()
 
-# Write the declared graph (one "layer: deps" line each) for the include
-# scan in scripts/layers.sh, after checking it has no cycle.
+# Check the declared graph has no cycle (scripts/layers.sh reads the
+# pipeopt_layer lines itself and checks the includes against them).
 function(pipeopt_layers_check)
   get_property(layers GLOBAL PROPERTY PIPEOPT_LAYERS)
-  set(text "")
   foreach(l ${layers})
-    get_property(d GLOBAL PROPERTY PIPEOPT_DEPS_${l})
     get_property(s GLOBAL PROPERTY PIPEOPT_SEES_${l})
     list(REMOVE_ITEM s ${l})
     foreach(x ${s})
@@ -100,8 +98,5 @@ function(pipeopt_layers_check)
         message(FATAL_ERROR "layers '${l}' and '${x}' use each other")
       endif()
     endforeach()
-    string(REPLACE ";" " " d "${d}")
-    string(APPEND text "${l}: ${d}\n")
   endforeach()
-  file(WRITE ${CMAKE_BINARY_DIR}/layers.txt "${text}")
 endfunction()

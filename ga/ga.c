@@ -12,11 +12,13 @@
  * (renew(): random walks, mutants of seeds, mutants of the best).
  */
 #include "ga/ga.h"
+#include "sched/verdict.h"
 
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,9 +281,10 @@ static bool generation(struct search *s)
 	return improved;
 }
 
+/* sched/verdict.h's gap; INT64_MAX (nothing valid yet) is no objective */
 static double gap_of(int64_t obj, int64_t bound)
 {
-	return obj > 0 && obj != INT64_MAX ? (double)(obj - bound) / (double)obj : 1.0;
+	return verdict_gap(obj == INT64_MAX ? INFINITY : (double)obj, (double)bound);
 }
 
 /* Why to stop now, or NULL. */

@@ -18,7 +18,6 @@ struct bnb {
 	const struct bnb_options *o;
 	int D, L, M, K, n;
 	int64_t *end;            /* [n] end of each placed op, -1 if not placed */
-	int64_t *start;          /* [n] its start */
 	int *next;               /* [K*L] next micro-batch of (kind, stage) */
 	int64_t *free_at;        /* [D] device free from */
 	int64_t *first;          /* [D] first start, -1 before any op */
@@ -116,7 +115,6 @@ static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
 	*undo_first = s->first[c->device];
 	if (s->first[c->device] < 0)
 		s->first[c->device] = c->at;
-	s->start[o] = c->at;
 	s->end[o] = c->at + dur;
 	s->free_at[c->device] = c->at + dur;
 	s->mem[c->device] += inst_delta(in, k, l);
@@ -312,7 +310,6 @@ static struct schedule *to_schedule(const struct bnb *s)
 static void release(struct bnb *s)
 {
 	free(s->end);
-	free(s->start);
 	free(s->next);
 	free(s->free_at);
 	free(s->first);
@@ -334,7 +331,6 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->K = in->kinds;
 	s->n = inst_nops(in);
 	s->end = malloc(s->n * sizeof *s->end);
-	s->start = malloc(s->n * sizeof *s->start);
 	s->next = calloc(s->K * s->L, sizeof *s->next);
 	s->free_at = calloc(s->D, sizeof *s->free_at);
 	s->first = malloc(s->D * sizeof *s->first);
@@ -344,7 +340,7 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->seq = malloc(s->n * sizeof *s->seq);
 	s->best_seq = malloc(s->n * sizeof *s->best_seq);
 	s->cands = malloc((size_t)s->n * s->K * s->L * sizeof *s->cands);
-	if (!s->end || !s->start || !s->next || !s->free_at || !s->first || !s->mem ||
+	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem ||
 	    !s->rest || !s->tail || !s->seq || !s->best_seq || !s->cands)
 		return err_set(err, "search: out of memory");
 	for (int o = 0; o < s->n; o++)

@@ -306,7 +306,7 @@ static double *start_point(const struct exact_run *x, const struct sched_milp *s
  * the horizon's source and MIP start, solve, absorb; the model is kept
  * for export (keep_model). */
 static enum status milp_pass(struct exact_run *x, const struct formulation *form,
-			     double time_limit, bool first)
+			     double time_limit)
 {
 	const struct exact_options *o = x->o;
 	struct exact_result *r = x->r;
@@ -381,12 +381,12 @@ static enum status milp_auto(struct exact_run *x)
 	struct exact_result *r = x->r;
 	assert(dj && ti && ti->size);
 	double share = x->o->time_limit > 0 ? remaining(x) / 3 : 0;
-	enum status st = milp_pass(x, dj, share, true);
+	enum status st = milp_pass(x, dj, share);
 	if (!st && r->bound < r->objective) {
 		long size = ti->size(x->g, exact_horizon(x->in, r->objective));
 		const struct formulation *next = size > 0 && size <= AUTO_TIME_INDEXED_MAX ?
 			ti : dj;
-		st = milp_pass(x, next, remaining(x), false);
+		st = milp_pass(x, next, remaining(x));
 		r->formulation = next == ti ? "disjunctive, then time-indexed" : "disjunctive";
 	}
 	return st;
@@ -406,7 +406,7 @@ static enum status solve_milp(struct exact_run *x)
 	if (!g)
 		return STATUS_ERROR;
 	x->g = g;
-	enum status st = form ? milp_pass(x, form, remaining(x), true) : milp_auto(x);
+	enum status st = form ? milp_pass(x, form, remaining(x)) : milp_auto(x);
 	enum status ex = export_kept(x);   /* after the passes: the deciding model */
 	if (!st)
 		st = ex;
@@ -516,7 +516,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		r->status = r->solver_outcome && !strcmp(r->solver_outcome, "time_limit") ?
 			"time_limit" : "feasible";
 	}
-	r->gap = r->objective > 0 ? (double)(r->objective - r->bound) / (double)r->objective : 0;
+	r->gap = verdict_gap((double)r->objective, (double)r->bound);
 	r->seconds = clock_seconds() - t0;
 	return STATUS_OK;
 }

@@ -10,6 +10,7 @@
  * once; every gap, though, is one row's.
  */
 #include "sweep/report.h"
+#include "sched/verdict.h"
 
 #include <errno.h>
 #include <float.h>
@@ -118,7 +119,7 @@ static bool row_gap(const json_t *row, const json_t *refs, double *gap)
 	const json_t *ref = json_object_get(refs, key);
 	if (!ref)
 		return false;
-	*gap = obj > 0 ? (obj - json_real_value(ref)) / obj : 0;
+	*gap = verdict_gap(obj, json_real_value(ref));   /* the one gap (sched/verdict.h) */
 	return true;
 }
 
