@@ -12,8 +12,9 @@ static const char usage_text[] =
 	"  critical_path  the longest dependency chain of one micro-batch\n"
 	"  device         one device's ops with heads and tails: load plus\n"
 	"                 unavoidable fill and drain (Jackson's preemptive bound)\n"
-	"  memory         forced idle time while memory caps the warm-up\n"
-	"                 forwards before the device's first backward\n"
+	"  memory         forced idle time while memory caps the forwards before\n"
+	"                 the device's first backward, and the work pending after\n"
+	"                 its last forward\n"
 	"  round_trip     with room for K forwards of a stage, every K forwards\n"
 	"                 wait one trip through the later stages and back\n"
 	"The lower bound is the largest of them.\n";

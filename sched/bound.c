@@ -257,15 +257,200 @@ static int64_t warmup_capacity(const struct instance *in, int d, int *idx)
 	return value > INT64_MAX / 2 ? INT64_MAX / 2 : (int64_t)value;
 }
 
+/* The stage of device d when it holds exactly one, else -1. */
+static int only_stage(const struct instance *in, int d)
+{
+	int s = -1, n = 0;
+	for (int l = 0; l < in->stages; l++)
+		if (in->stage_device[l] == d) {
+			s = l;
+			n++;
+		}
+	return n == 1 ? s : -1;
+}
+
 /*
- * Memory-limited warm-up bound for device d. Let h = min head of d's ops
- * (the device is idle before h), tB = min head of d's B ops (no B starts
- * earlier), K = warmup_capacity. In [h, first B start) the device runs only
- * forwards, at most K time of them, so it idles at least tB - h - K there:
- *     objective >= h + load_d + max(0, tB - h - K) + min tail of d's ops.
- * For a chain with uniform costs this is Zero Bubble's warm-up argument: the
- * first backward on stage s waits for the whole forward and backward chain
- * behind it, while memory caps the forwards that can fill the wait.
+ * The memory of one stage s and the round trip behind it. Deltas F = a > 0,
+ * B = -b <= 0, W = -c <= 0 (c = 0 fused), and r = a - b - c what a
+ * micro-batch leaves behind. R is the longest path from the start of F(s)
+ * to the start of B(s) in one micro-batch's graph (through every later
+ * stage, comm included).
+ *
+ * Number the forwards, backwards and weight passes of s in the order they
+ * start: F_1.., B_1.., W_1.. (any micro-batches). Two facts hold for every
+ * schedule:
+ *  - the micro-batch of B_j had its forward at least R earlier, and distinct
+ *    backwards have distinct forwards, so start(B_j) >= start(F_j) + R;
+ *  - W_j needs j distinct backwards done, so start(W_j) >= end(B_j).
+ */
+struct stage_memory {
+	int s;
+	int64_t a, b, c, r, limit, R;
+	int64_t TF, TB, TW;
+	bool split;
+};
+
+/* R: the longest path F(s) -> B(s), heads from F(s) alone (w's own init,
+ * head and tail are kept). */
+static int64_t trip_length(struct work *w, int s)
+{
+	int64_t *init = w->init, *head = w->head, *tail = w->tail;
+	int64_t *tmp = malloc(3 * (size_t)w->nodes * sizeof *tmp);
+	if (!tmp)
+		return NEG;   /* no bound is still a valid bound */
+	w->init = tmp;
+	w->head = tmp + w->nodes;
+	w->tail = tmp + 2 * w->nodes;
+	for (int t = 0; t < w->nodes; t++)
+		w->init[t] = t == s ? 0 : NEG;
+	longest_paths(w);
+	int64_t R = w->head[w->in->stages + s];   /* node (B, s) */
+	free(tmp);
+	w->init = init;
+	w->head = head;
+	w->tail = tail;
+	return R;
+}
+
+/* Fill sm for device d; false when the arguments below do not apply. */
+static bool stage_memory_of(struct work *w, int d, struct stage_memory *sm)
+{
+	const struct instance *in = w->in;
+	int s = only_stage(in, d);
+	if (s < 0 || !in->has_limit || !in->has_memory)
+		return false;
+	sm->s = s;
+	sm->split = in->split_backward;
+	sm->a = in->mem[OP_F][s];
+	sm->b = -in->mem[OP_B][s];
+	sm->c = sm->split ? -in->mem[OP_W][s] : 0;
+	sm->r = sm->a - sm->b - sm->c;
+	sm->limit = in->limit[d];
+	sm->TF = in->cost[OP_F][s];
+	sm->TB = in->cost[OP_B][s];
+	sm->TW = sm->split ? in->cost[OP_W][s] : 0;
+	if (sm->a <= 0 || sm->b < 0 || sm->c < 0)
+		return false;
+	sm->R = trip_length(w, s);
+	return sm->R != NEG;
+}
+
+/*
+ * The least number y of weight passes started before F_i, given x
+ * backwards started before it, that memory admits: when F_i starts
+ * (charged at its start) the memory in use is a i - b x - c y <= limit;
+ * y <= x (each W needs its B). Returns -1 when no y works.
+ */
+static int64_t weights_needed(const struct stage_memory *sm, int64_t i, int64_t x)
+{
+	int64_t over = sm->a * i - sm->b * x - sm->limit;
+	if (over <= 0)
+		return 0;
+	if (!sm->split || sm->c == 0)
+		return -1;
+	int64_t y = (over + sm->c - 1) / sm->c;
+	return y <= x ? y : -1;
+}
+
+/*
+ * Memory round trips (a Little's-law bound). f_i, a lower bound on
+ * start(F_i), by induction on i:
+ *   f_1 = head(F,s);
+ *   f_i = max(f_{i-1} + T(F,s),
+ *             min over x in [0, i-1] of max(f_x + R + T(B,s),
+ *                                           f_y + R + T(B,s) + T(W,s)))
+ * with y = weights_needed(i, x) (the terms for x = 0 or y = 0 are absent).
+ * The second line: F_i starts after the x backwards and y weight passes
+ * started before it have ended (one op at a time on d), end(B_x) >=
+ * start(F_x) + R + T(B) and end(W_y) >= end(B_y) + T(W); each term only
+ * grows with f, so lower bounds in give a lower bound out. Then
+ *     objective >= f_M + T(F,s) + tail(F,s).
+ * Fused with B = -a this is "every K = floor(limit / a) forwards cost a
+ * trip": f_i = f_{i-K} + R + T(B). Split, a backward frees only b, so a
+ * forward may also wait for a weight pass: with a = 2, b = c = 1 the trip
+ * costs R + T(B) + T(W) per K forwards.
+ */
+static int64_t round_trip_bound(struct work *w, int d)
+{
+	const struct instance *in = w->in;
+	struct stage_memory sm;
+	if (!stage_memory_of(w, d, &sm))
+		return 0;
+	int64_t M = in->microbatches, head_f = w->head[sm.s], tail_f = w->tail[sm.s];
+	if (head_f == NEG || tail_f == NEG || sm.a * M <= sm.limit)
+		return 0;   /* all forwards fit: no trip is forced */
+	int64_t *f = malloc((M + 1) * sizeof *f);
+	if (!f)
+		return 0;
+	int64_t trip_b = sm.R + sm.TB, trip_w = sm.R + sm.TB + sm.TW;
+	f[1] = head_f;
+	for (int64_t i = 2; i <= M; i++) {
+		int64_t wait = INT64_MAX;
+		for (int64_t x = 0; x < i; x++) {
+			int64_t y = weights_needed(&sm, i, x);
+			if (y < 0)
+				continue;
+			int64_t v = 0;
+			if (x > 0)
+				v = max64(v, f[x] + trip_b);
+			if (y > 0)
+				v = max64(v, f[y] + trip_w);
+			wait = min64(wait, v);
+		}
+		if (wait == INT64_MAX) {
+			free(f);
+			return 0;   /* memory admits no F_i at all: infeasible, no bound */
+		}
+		f[i] = max64(f[i - 1] + sm.TF, wait);
+	}
+	int64_t v = f[M] + sm.TF + tail_f;
+	free(f);
+	return v;
+}
+
+/*
+ * The most work a device of one stage can still have when its last forward
+ * F_M starts: the backwards and weight passes not started by then, x and y
+ * of them. Memory at F_M's start is a M - b (M - x) - c (M - y)
+ *   = r M + b x + c y <= limit,
+ * with x <= y (each W waits for its B), both <= M, and x >= 1 when R > 0
+ * (B_M starts at least R after F_M). Maximise x T(B) + y T(W) over that.
+ */
+static int64_t pending_work(const struct stage_memory *sm, int64_t M)
+{
+	int64_t room = sm->limit - sm->r * M, best = -1;
+	for (int64_t x = sm->R > 0 ? 1 : 0; x <= M; x++) {
+		int64_t y = x;
+		if (sm->split) {
+			y = M;
+			if (sm->c > 0 && room - sm->b * x < sm->c * M)
+				y = (room - sm->b * x) / sm->c;   /* room >= b x checked below */
+		}
+		if (room - sm->b * x < 0 || y < x || room - sm->b * x - sm->c * (sm->split ? y : 0) < 0)
+			continue;
+		best = max64(best, x * sm->TB + (sm->split ? y * sm->TW : 0));
+	}
+	return best;
+}
+
+/*
+ * Memory-limited fill and drain bound for device d. Let h = min head of
+ * d's ops (the device is idle before h), tB = min head of d's B ops (no B
+ * starts earlier), K = warmup_capacity.
+ *  - Fill: in [h, first B start) the device runs only forwards, at most K
+ *    time of them, so it idles at least tB - h - K there.
+ *  - Drain (d holds one stage s): from the start of its last forward F_M
+ *    to its last end at least R + T(B) + T(W) pass (B_M starts >= R after
+ *    F_M, and the last W ends >= T(W) after B_M ends); in that time the
+ *    device runs F_M and the work still pending (pending_work), so it
+ *    idles at least R + T(B) + T(W) - T(F) - pending there.
+ * When memory does not hold all M forwards, some B starts before F_M
+ * (memory frees only at a B or W), so the two intervals are disjoint:
+ *     objective >= h + load_d + fill idle + drain idle + min tail of d's ops.
+ * For a chain with uniform costs the fill is Zero Bubble's warm-up
+ * argument: the first backward on stage s waits for the whole forward and
+ * backward chain behind it, while memory caps the forwards that can fill
+ * the wait; the drain is its mirror at the end of the iteration.
  */
 static int64_t memory_bound(struct work *w, int d, int *idx)
 {
@@ -283,72 +468,14 @@ static int64_t memory_bound(struct work *w, int d, int *idx)
 		return 0;   /* no stage on d */
 	int64_t K = warmup_capacity(in, d, idx);
 	int64_t idle = max64(0, tb - h - K);
+	struct stage_memory sm;
+	int64_t M = in->microbatches;
+	if (stage_memory_of(w, d, &sm) && sm.a * M > sm.limit) {
+		int64_t pending = pending_work(&sm, M);
+		if (pending >= 0)
+			idle += max64(0, sm.R + sm.TB + sm.TW - sm.TF - pending);
+	}
 	return h + inst_device_load(in, d) + idle + tmin;
-}
-
-/*
- * Memory round trips (a Little's-law bound). Let device d hold one stage s
- * alone, with deltas F = a > 0, B = -b <= 0 (and W = -(a - b) <= 0 when
- * split), and K = floor(limit_d / a). Number d's forwards and backwards in
- * the order they start: F_1, F_2, ... and B_1, B_2, ... (any micro-batches).
- *
- *  - Memory: when F_i starts (charged at its start) memory in use is
- *    a i - b nB - (a - b) nW <= limit, nB and nW the B and W started
- *    before; as nW <= nB this gives a (i - nB) <= limit, so nB >= i - K:
- *    B_{i-K} has started, and ended too (one op at a time on d):
- *        start(F_i) >= start(B_{i-K}) + T(B,s).
- *  - Round trip: the micro-batch of the j-th backward had its forward on s
- *    at least R = (longest path from the start of F(s) to the start of
- *    B(s) in one micro-batch's graph, through every later stage, comm
- *    included) earlier; distinct backwards have distinct forwards, so the
- *    j-th backward start is >= the j-th forward start + R.
- *
- * Together start(F_i) >= start(F_{i-K}) + R + T(B,s): every K forwards cost
- * a round trip. With t = floor((M - 1) / K) round trips and r = M - t K,
- *     start(F_M) >= head(F,s) + (r - 1) T(F,s) + t (R + T(B,s)),
- * and the objective is >= start(F_M) + T(F,s) + tail(F,s). (t = 0 gives
- * a forward-only bound the device bound already implies, so only the
- * largest t is tried: the bound is linear in t.)
- */
-static int64_t round_trip_bound(struct work *w, int d)
-{
-	const struct instance *in = w->in;
-	int s = -1, n = 0;
-	for (int l = 0; l < in->stages; l++)
-		if (in->stage_device[l] == d) {
-			s = l;
-			n++;
-		}
-	if (n != 1 || !in->has_limit || !in->has_memory)
-		return 0;
-	int64_t a = in->mem[OP_F][s], b = -in->mem[OP_B][s];
-	if (a <= 0 || b < 0 || (in->split_backward && in->mem[OP_W][s] > 0))
-		return 0;
-	int64_t K = in->limit[d] / a, M = in->microbatches;
-	if (K < 1 || K >= M)
-		return 0;
-	/* R: the longest path F(s) -> B(s), heads from F(s) alone */
-	int64_t *init = w->init, *head = w->head, *tail = w->tail;
-	int64_t saved_head_f = head[s], saved_tail_f = tail[s];
-	int64_t *tmp = malloc(3 * (size_t)w->nodes * sizeof *tmp);
-	if (!tmp)
-		return 0;   /* no bound is still a valid bound */
-	w->init = tmp;
-	w->head = tmp + w->nodes;
-	w->tail = tmp + 2 * w->nodes;
-	for (int t = 0; t < w->nodes; t++)
-		w->init[t] = t == s ? 0 : NEG;
-	longest_paths(w);
-	int64_t R = w->head[in->stages + s];   /* node (B, s) */
-	free(tmp);
-	w->init = init;
-	w->head = head;
-	w->tail = tail;
-	if (R == NEG || saved_head_f == NEG || saved_tail_f == NEG)
-		return 0;
-	int64_t t = (M - 1) / K, r = M - t * K;
-	int64_t TF = in->cost[OP_F][s], TB = in->cost[OP_B][s];
-	return saved_head_f + (r - 1) * TF + t * (R + TB) + TF + saved_tail_f;
 }
 
 /* Set init: 0 for op types that may start or end the measured interval. */

@@ -15,7 +15,7 @@ struct bounds {
 	int64_t critical_path;  /* time units: longest dependency chain */
 	int64_t device;         /* time units: one-device head-body-tail bound */
 	int device_at;          /* the device attaining it */
-	int64_t memory;         /* time units: memory-limited warm-up bound,
+	int64_t memory;         /* time units: memory-limited fill and drain,
 	                           0 without a limit */
 	int memory_at;          /* the device attaining it, -1 if none */
 	int64_t round_trip;     /* time units: memory round trips (every K
