@@ -353,59 +353,183 @@ static int64_t weights_needed(const struct stage_memory *sm, int64_t i, int64_t 
 }
 
 /*
- * Memory round trips (a Little's-law bound). f_i, a lower bound on
- * start(F_i), by induction on i:
- *   f_1 = head(F,s);
- *   f_i = max(f_{i-1} + T(F,s),
- *             min over x in [0, i-1] of max(f_x + R + T(B,s),
- *                                           f_y + R + T(B,s) + T(W,s)))
- * with y = weights_needed(i, x) (the terms for x = 0 or y = 0 are absent).
- * The second line: F_i starts after the x backwards and y weight passes
- * started before it have ended (one op at a time on d), end(B_x) >=
- * start(F_x) + R + T(B) and end(W_y) >= end(B_y) + T(W); each term only
- * grows with f, so lower bounds in give a lower bound out. Then
- *     objective >= f_M + T(F,s) + tail(F,s).
- * Fused with B = -a this is "every K = floor(limit / a) forwards cost a
- * trip": f_i = f_{i-K} + R + T(B). Split, a backward frees only b, so a
- * forward may also wait for a weight pass: with a = 2, b = c = 1 the trip
- * costs R + T(B) + T(W) per K forwards.
+ * Releases by rank. Number each stage's forwards, backwards and weight
+ * passes in the order they start: X_j^l is the j-th op of kind X on stage
+ * l (any micro-batch). rel[X][l][j] is a lower bound on start(X_j^l), for
+ * every schedule:
+ *   - rel >= head(X,l) (the op-type graph);
+ *   - X_j^l >= X_{j-1}^l + T(X,l): one device, one op at a time;
+ *   - F_j^l >= F_j^p + T(F,p) + lag for each predecessor stage p: the
+ *     first j forwards of l need j distinct forwards of p done, the last
+ *     of which is no earlier than the j-th; mirrored, B_j^l >= B_j^t +
+ *     T(B,t) + lag for each successor t, B_j^l >= F_j^l + T(F,l) and
+ *     W_j^l >= B_j^l + T(B,l);
+ *   - memory, on a device that holds one stage: F_i starts after the ops
+ *     its device ran before it, the forwards F_1..F_{i-1} and the first nB
+ *     backwards and nW weight passes, with a i - b nB - c nW <= limit; the
+ *     device cannot have run them all before earliest_done of that set
+ *     (each no earlier than its release), and the true (nB, nW) is among
+ *     the pairs tried, while earliest_done grows with the set, so the
+ *     least y for each x is enough.
+ * The ranks are filled in order j = 1..M (forwards in topological order,
+ * then backwards in reverse), since each rule reads only smaller ranks or
+ * stages already done. The trip through the later stages is in it: with
+ * room for K forwards on a stage, F_{j+K} waits for B_j, which waits for
+ * B_j of the next stage, and so on to the last; and so is every device's
+ * own work and memory on the way (a Little's-law bound that grows with M).
  */
-static int64_t round_trip_bound(struct work *w, int d)
+struct ranks {
+	int K, L, M;
+	int64_t *rel;   /* [K][L][M + 1], rank 1..M */
+};
+
+static int64_t *rank_at(const struct ranks *rk, int k, int l, int64_t j)
+{
+	return &rk->rel[((size_t)k * rk->L + l) * (rk->M + 1) + j];
+}
+
+/* The least time by which the device of stage l can have run its first
+ * nf forwards, nb backwards and nw weight passes, each no earlier than its
+ * release: taking jobs in release order (ERD) gives the least completion
+ * time of a set on one machine with release dates; the three lists are
+ * each sorted (the second rule), so this merges them. */
+static int64_t earliest_done(const struct ranks *rk, const struct stage_memory *sm,
+			     int64_t nf, int64_t nb, int64_t nw)
+{
+	const int64_t *f = rank_at(rk, OP_F, sm->s, 0), *b = rank_at(rk, OP_B, sm->s, 0);
+	const int64_t *wr = sm->split ? rank_at(rk, OP_W, sm->s, 0) : NULL;
+	int64_t t = NEG, i = 1, j = 1, k = 1;
+	while (i <= nf || j <= nb || k <= nw) {
+		int64_t rf = i <= nf ? f[i] : INT64_MAX;
+		int64_t rb = j <= nb ? b[j] : INT64_MAX;
+		int64_t rw = k <= nw ? wr[k] : INT64_MAX;
+		if (rf <= rb && rf <= rw) {
+			t = max64(t, rf) + sm->TF;
+			i++;
+		} else if (rb <= rw) {
+			t = max64(t, rb) + sm->TB;
+			j++;
+		} else {
+			t = max64(t, rw) + sm->TW;
+			k++;
+		}
+	}
+	return t;
+}
+
+/* Cap on L M^3 for the memory rule's exact inner value (below). */
+#define RANK_WORK (1L << 23)
+
+/* The memory rule for F_i on stage sm->s, in *wait; false when memory
+ * admits no pair (the instance is infeasible). Above RANK_WORK the value of a pair is
+ * only the release plus duration of the set's last op of each kind: no
+ * more than earliest_done of the same set, so still a lower bound. */
+static bool memory_wait(const struct ranks *rk, const struct stage_memory *sm,
+			int64_t i, bool exact, int64_t *out)
+{
+	int64_t wait = INT64_MAX;
+	for (int64_t x = 0; x < i; x++) {
+		int64_t y = weights_needed(sm, i, x), v;
+		if (y < 0)
+			continue;
+		if (exact) {
+			v = earliest_done(rk, sm, i - 1, x, y);
+		} else {
+			v = *rank_at(rk, OP_F, sm->s, i - 1) + sm->TF;
+			if (x > 0)
+				v = max64(v, *rank_at(rk, OP_B, sm->s, x) + sm->TB);
+			if (y > 0)
+				v = max64(v, *rank_at(rk, OP_W, sm->s, y) + sm->TW);
+		}
+		wait = min64(wait, v);
+	}
+	*out = wait;
+	return wait != INT64_MAX;
+}
+
+/* Fill rk->rel from w's heads; false when memory makes it infeasible or
+ * memory runs out (then no bound: still a valid answer). */
+static bool fill_ranks(struct work *w, struct ranks *rk)
 {
 	const struct instance *in = w->in;
-	struct stage_memory sm;
-	if (!stage_memory_of(w, d, &sm))
-		return 0;
-	int64_t M = in->microbatches, head_f = w->head[sm.s], tail_f = w->tail[sm.s];
-	if (head_f == NEG || tail_f == NEG || sm.a * M <= sm.limit)
-		return 0;   /* all forwards fit: no trip is forced */
-	int64_t *f = malloc((M + 1) * sizeof *f);
-	if (!f)
-		return 0;
-	int64_t trip_b = sm.R + sm.TB, trip_w = sm.R + sm.TB + sm.TW;
-	f[1] = head_f;
-	for (int64_t i = 2; i <= M; i++) {
-		int64_t wait = INT64_MAX;
-		for (int64_t x = 0; x < i; x++) {
-			int64_t y = weights_needed(&sm, i, x);
-			if (y < 0)
-				continue;
-			int64_t v = 0;
-			if (x > 0)
-				v = max64(v, f[x] + trip_b);
-			if (y > 0)
-				v = max64(v, f[y] + trip_w);
-			wait = min64(wait, v);
-		}
-		if (wait == INT64_MAX) {
-			free(f);
-			return 0;   /* memory admits no F_i at all: infeasible, no bound */
-		}
-		f[i] = max64(f[i - 1] + sm.TF, wait);
+	int L = in->stages;
+	int64_t M = in->microbatches;
+	bool exact = (int64_t)L * M * M * M <= RANK_WORK;
+	struct stage_memory *sm = malloc(L * sizeof *sm);
+	bool *limited = calloc(L, sizeof *limited);
+	if (!sm || !limited) {
+		free(sm);
+		free(limited);
+		return false;
 	}
-	int64_t v = f[M] + sm.TF + tail_f;
-	free(f);
-	return v;
+	for (int l = 0; l < L; l++)
+		limited[l] = stage_memory_of(w, in->stage_device[l], &sm[l]) && sm[l].s == l &&
+			     sm[l].a * M > sm[l].limit;
+	bool ok = true;
+	for (int64_t j = 1; j <= M && ok; j++) {
+		for (int i = 0; i < L && ok; i++) {
+			int l = in->topo[i];
+			int64_t v = w->head[l];
+			if (j > 1)
+				v = max64(v, *rank_at(rk, OP_F, l, j - 1) + in->cost[OP_F][l]);
+			for (int e = in->pred_start[l]; e < in->pred_start[l + 1]; e++) {
+				int p = in->pred[e].stage;
+				v = max64(v, *rank_at(rk, OP_F, p, j) + in->cost[OP_F][p] + in->pred[e].lag);
+			}
+			if (limited[l] && sm[l].a * j > sm[l].limit) {
+				int64_t m = NEG;
+				ok = memory_wait(rk, &sm[l], j, exact, &m);
+				v = max64(v, m);
+			}
+			*rank_at(rk, OP_F, l, j) = v;
+		}
+		for (int i = L - 1; i >= 0 && ok; i--) {
+			int l = in->topo[i];
+			int64_t v = max64(w->head[L + l], *rank_at(rk, OP_F, l, j) + in->cost[OP_F][l]);
+			if (j > 1)
+				v = max64(v, *rank_at(rk, OP_B, l, j - 1) + in->cost[OP_B][l]);
+			for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++) {
+				int t = in->succ[e].stage;
+				v = max64(v, *rank_at(rk, OP_B, t, j) + in->cost[OP_B][t] + in->succ[e].lag);
+			}
+			*rank_at(rk, OP_B, l, j) = v;
+			if (in->split_backward) {
+				int64_t u = max64(w->head[2 * L + l], v + in->cost[OP_B][l]);
+				if (j > 1)
+					u = max64(u, *rank_at(rk, OP_W, l, j - 1) + in->cost[OP_W][l]);
+				*rank_at(rk, OP_W, l, j) = u;
+			}
+		}
+	}
+	free(sm);
+	free(limited);
+	return ok;
+}
+
+/*
+ * The round-trip bound of device d: every op of d has a release (its
+ * rank's) and a tail (its op type's), and Jackson's preemptive bound over
+ * all of them bounds the objective. Without a memory limit it is no
+ * stronger than the device bound, so it is only computed with one.
+ */
+static int64_t round_trip_bound(struct work *w, const struct ranks *rk, int d)
+{
+	const struct instance *in = w->in;
+	int n = 0, L = in->stages;
+	for (int l = 0; l < L; l++) {
+		if (in->stage_device[l] != d)
+			continue;
+		for (int k = 0; k < in->kinds; k++) {
+			int64_t q = w->tail[k * L + l];
+			for (int64_t j = 1; j <= in->microbatches; j++) {
+				w->r[n] = *rank_at(rk, k, l, j);
+				w->p[n] = in->cost[k][l];
+				w->q[n] = q == NEG ? 0 : q;
+				n++;
+			}
+		}
+	}
+	return n ? jackson(w, n) : 0;
 }
 
 /*
@@ -504,6 +628,15 @@ static void bounds_for(struct work *w, int d, int *idx,
 	int from = d < 0 ? 0 : d, to = d < 0 ? in->devices : d + 1;
 	int64_t cp = chain_bound(w, d);
 	b->critical_path = max64(b->critical_path, cp);
+	bool limited = in->has_limit && in->has_memory;
+	struct ranks rk = {in->kinds, in->stages, in->microbatches, NULL};
+	if (limited) {
+		rk.rel = malloc((size_t)rk.K * rk.L * (rk.M + 1) * sizeof *rk.rel);
+		if (rk.rel && !fill_ranks(w, &rk)) {
+			free(rk.rel);
+			rk.rel = NULL;   /* no round-trip bound: still a valid answer */
+		}
+	}
 	for (int e = from; e < to; e++) {
 		int n = device_jobs(w, e);
 		if (n > 0) {
@@ -513,32 +646,34 @@ static void bounds_for(struct work *w, int d, int *idx,
 				b->device_at = e;
 			}
 		}
-		if (in->has_limit && in->has_memory) {
+		if (limited) {
 			int64_t v = memory_bound(w, e, idx);
 			if (v > b->memory) {
 				b->memory = v;
 				b->memory_at = e;
 			}
-			v = round_trip_bound(w, e);
+			v = rk.rel ? round_trip_bound(w, &rk, e) : 0;
 			if (v > b->round_trip) {
 				b->round_trip = v;
 				b->round_trip_at = e;
 			}
 		}
 	}
+	free(rk.rel);
 }
 
 enum status bound_compute(const struct instance *in, struct bounds *b,
 			  struct error *err)
 {
 	struct work w = {.in = in, .nodes = in->kinds * in->stages};
-	int n = w.nodes;
+	/* job arrays: one job per op type, or every op of one stage */
+	int n = w.nodes > in->kinds * in->microbatches ? w.nodes : in->kinds * in->microbatches;
 	memset(b, 0, sizeof *b);
 	b->memory_at = -1;
 	b->round_trip_at = -1;
-	w.init = malloc(n * sizeof(int64_t));
-	w.head = malloc(n * sizeof(int64_t));
-	w.tail = malloc(n * sizeof(int64_t));
+	w.init = malloc(w.nodes * sizeof(int64_t));
+	w.head = malloc(w.nodes * sizeof(int64_t));
+	w.tail = malloc(w.nodes * sizeof(int64_t));
 	w.r = malloc(n * sizeof(int64_t));
 	w.p = malloc(n * sizeof(int64_t));
 	w.q = malloc(n * sizeof(int64_t));
