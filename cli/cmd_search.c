@@ -18,9 +18,11 @@ static const char usage_text[] =
 	"try-test GA): genomes are per-device sequences of op kinds, decoded by\n"
 	"event simulation with repairs. Seeds: every family that supports the\n"
 	"instance (zb-auto among them), the serial order, --seed-schedule files,\n"
-	"and the exact optimum of a reduced instance (fewer micro-batches)\n"
-	"stretched to full length. The result is never worse than the best seed\n"
-	"and is re-simulated; its gap is to the proven lower bound. With several\n"
+	"and an exact solve: of the instance itself up to 600 ops (its proven\n"
+	"bound then also stops the search), else of a reduced instance (fewer\n"
+	"micro-batches) stretched to full length. The result is never worse than\n"
+	"the best seed and is re-simulated; its gap is to the proven lower\n"
+	"bound. With several\n"
 	"threads the result is the same for any count unless the time limit\n"
 	"stops it.\n";
 

@@ -649,6 +649,11 @@ enum status ga_run(const struct instance *in, const struct ga_options *o,
 	s.E = s.P / 8 > 1 ? s.P / 8 : 1;
 	rng_seed(&s.rng, o->seed);
 	enum status st = ga_seeds_collect(in, o, &seeds, &nseeds, err);
+	for (int i = 0; !st && i < nseeds; i++)
+		if (seeds[i].bound > s.bound) {   /* the whole instance solved exactly */
+			s.bound = r->lower_bound = seeds[i].bound;
+			r->lower_bound_by = "exact seed";
+		}
 	if (!st) {
 		s.nseeds = r->nseeds = nseeds;
 		r->seeds = calloc(nseeds, sizeof *r->seeds);

@@ -6,9 +6,11 @@
  * elitism and a mutation rate that rises while the search stalls.
  *
  * Seeds (seed.c): every family that supports the instance, zb-auto among
- * them, the caller's schedules, the serial order, and the exact optimum of
- * a reduced instance (same devices, fewer micro-batches) stretched to the
- * full micro-batch count. The result is never worse than the best seed.
+ * them, the caller's schedules, the serial order, and an exact solve: of
+ * the instance itself when it has at most 600 ops (its proven bound then
+ * joins the stopping rule), else of a reduced instance (same devices, fewer
+ * micro-batches) stretched to the full micro-batch count. The result is
+ * never worse than the best seed.
  *
  * Determinism: everything random is drawn on the calling thread from one
  * generator seeded by `seed`; the threads only decode, each genome on its
@@ -46,14 +48,15 @@ struct ga_options {
 	double gap;                 /* stop when (best - bound) / best <= gap */
 	int64_t target;             /* stop when best <= target; <= 0: none */
 	bool family_seeds;          /* seed with every supporting family */
-	bool exact_seed;            /* seed with a reduced instance's exact optimum */
+	bool exact_seed;            /* seed with an exact solve (whole or reduced) */
 	/* The exact solver for that seed, given by the caller (ga/ links no
 	 * MILP solver; methods/search.c passes solvers/exact.c's): solve
-	 * `small` within `seconds` into *out (the caller of solve frees it), a
-	 * one-line note on what it proved; STATUS_ERROR with the note on
-	 * failure. NULL: no exact seed (noted). */
+	 * `small` within `seconds` into *out (the caller of solve frees it),
+	 * *bound the lower bound it proved on `small` (0: none), a one-line
+	 * note on what it proved; STATUS_ERROR with the note on failure.
+	 * NULL: no exact seed (noted). */
 	enum status (*exact_solve)(void *ctx, const struct instance *small, double seconds,
-				   struct schedule **out, char *note, int note_len);
+				   struct schedule **out, int64_t *bound, char *note, int note_len);
 	void *exact_ctx;
 	double exact_seed_time;     /* seconds for that solve; <= 0: automatic */
 	int nextra;                 /* the caller's seed schedules */
@@ -78,7 +81,8 @@ struct ga_result {
 	struct fitness best;        /* its objective and tie measure, simulated */
 	int64_t makespan, span;     /* time units, simulated */
 	int64_t lower_bound;        /* time units, sched/bound.c */
-	const char *lower_bound_by; /* which of its arguments gave it (bound.h) */
+	const char *lower_bound_by; /* which of its arguments gave it (bound.h), or
+	                               "exact seed": the whole instance's exact solve */
 	double gap;                 /* (objective - lower_bound) / objective */
 	char origin[64];            /* the seed it descends from */
 	int64_t best_seed;          /* best seed objective as given (INT64_MAX: none) */
@@ -106,17 +110,20 @@ struct ga_seed {
 	char name[64];
 	struct schedule *schedule;  /* NULL when none (see note) */
 	char note[200];
+	int64_t bound;              /* a lower bound on the instance it proved
+	                               (the exact seed of the whole instance),
+	                               0 if none */
 };
 
 /* Collect the seeds the options ask for (families, the caller's, serial,
- * the reduced exact solve); *out is an array the caller releases with
+ * the exact solve, whole or reduced); *out is an array the caller releases with
  * ga_seeds_free. Seeds that fail are listed with a note. */
 enum status ga_seeds_collect(const struct instance *in, const struct ga_options *o,
 			     struct ga_seed **out, int *n, struct error *err);
 void ga_seeds_free(struct ga_seed *v, int n);
 
 /*
- * The exact seed: solve the instance with m' < M micro-batches (the largest
+ * The reduced exact seed (instances over 600 ops): solve the instance with m' < M micro-batches (the largest
  * m' <= min(M - 1, 2 D) whose MILP stays small), then stretch its schedule
  * to M by repeating the steady state (seed.c). NULL with a note when the
  * reduced instance is too large or nothing valid came out.

@@ -1,6 +1,7 @@
 /*
  * The GA's seeds: families, the caller's schedules, the serial order, and
- * an exact optimum of a reduced instance stretched to full length.
+ * an exact solve: of the whole instance up to EXACT_SEED_MAX_OPS ops, else
+ * of a reduced instance, stretched to full length.
  *
  * Stretching (after Tessel's repetend). Let the reduced schedule have m
  * micro-batches, start times S(k,l,j), and let P be the steady-state
@@ -149,7 +150,8 @@ struct schedule *ga_exact_seed(const struct instance *in, const struct ga_option
 	small.microbatches = m;
 	struct schedule *solved = NULL;
 	char proved[160];
-	if (o->exact_solve(o->exact_ctx, &small, seconds, &solved, proved, sizeof proved)) {
+	int64_t bound;   /* on the reduced instance: not a bound on in */
+	if (o->exact_solve(o->exact_ctx, &small, seconds, &solved, &bound, proved, sizeof proved)) {
 		snprintf(note, note_len, "reduced solve failed: %s", proved);
 		return NULL;
 	}
@@ -178,7 +180,31 @@ static enum status push_seed(struct ga_seed **v, int *n, int *cap, const char *n
 	snprintf(x->name, sizeof x->name, "%s", name);
 	snprintf(x->note, sizeof x->note, "%s", note ? note : "");
 	x->schedule = s;
+	x->bound = 0;
 	return STATUS_OK;
+}
+
+static double exact_seconds(const struct ga_options *o);
+
+/* The exact seed of an instance small enough to solve whole: its schedule
+ * as is, and the bound it proved, which the GA's stopping rule uses. */
+static enum status push_whole_exact(struct ga_seed **v, int *n, int *cap,
+				    const struct instance *in, const struct ga_options *o,
+				    struct error *err)
+{
+	char proved[160], note[200];
+	struct schedule *s = NULL;
+	int64_t bound = 0;
+	if (!o->exact_solve)
+		snprintf(note, sizeof note, "no exact solver given");
+	else if (o->exact_solve(o->exact_ctx, in, exact_seconds(o), &s, &bound, proved, sizeof proved))
+		snprintf(note, sizeof note, "exact solve failed: %s", proved);
+	else
+		snprintf(note, sizeof note, "m=%d solved %s", in->microbatches, proved);
+	enum status st = push_seed(v, n, cap, "exact (whole instance)", s, note, err);
+	if (!st)
+		(*v)[*n - 1].bound = s ? bound : 0;
+	return st;
 }
 
 static double exact_seconds(const struct ga_options *o)
@@ -218,7 +244,9 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 		snprintf(name, sizeof name, "gpipe groups of %d", g);
 		st = push_seed(&v, n, &cap, name, family_grouped(in, g), NULL, err);
 	}
-	if (!st && o->exact_seed) {
+	if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS) {
+		st = push_whole_exact(&v, n, &cap, in, o, err);
+	} else if (!st && o->exact_seed) {
 		char note[200];
 		int m;
 		struct schedule *s = ga_exact_seed(in, o, exact_seconds(o), note, sizeof note, &m);

@@ -1,5 +1,5 @@
 /* The search method: the genetic algorithm (ga/), seeded by the exact
- * optimum of a reduced instance through solvers/exact.c. */
+ * solve of the instance (or of a reduced one) through solvers/exact.c. */
 #include "methods/method.h"
 #include "methods/settings.h"
 
@@ -25,7 +25,7 @@ const struct opt search_opts[] = {
 	{.name = "family-seeds", .type = OPT_BOOL, .dflt = "true", .offset = OFF(family_seeds),
 	 .where = OPT_BOTH, .help = "seed with the predefined families"},
 	{.name = "exact-seed", .type = OPT_BOOL, .dflt = "true", .offset = OFF(exact_seed),
-	 .where = OPT_BOTH, .help = "seed with a reduced instance's exact optimum"},
+	 .where = OPT_BOTH, .help = "seed with an exact solve (whole up to 600 ops, else reduced)"},
 	{.name = "exact-seed-time", .type = OPT_NUMBER, .arg = "S",
 	 .dflt = "a quarter of the limit, at most 10", .lo = 1e-3, .hi = 1e7,
 	 .offset = OFF(exact_seed_time), .where = OPT_BOTH, .help = "seconds for that solve"},
@@ -50,14 +50,17 @@ void search_ga_options(const struct search_settings *s, const struct run_opts *r
 }
 
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,
-			      struct schedule **out, char *note, int note_len)
+			      struct schedule **out, int64_t *bound, char *note, int note_len)
 {
+	/* half the time for the exact search: as a seed its schedules matter
+	 * more than the MILP's bound */
 	struct exact_options o = {.solver = "cbc", .formulation = "auto",
-				  .time_limit = seconds, .threads = 1};
+				  .time_limit = seconds, .threads = 1, .search_share = 0.5};
 	struct exact_result r = {0};
 	struct error err;
 	(void)ctx;
 	*out = NULL;
+	*bound = 0;
 	if (exact_solve(small, &o, &r, &err)) {
 		snprintf(note, note_len, "%s", err.msg);
 		return STATUS_ERROR;
@@ -65,6 +68,7 @@ enum status search_exact_seed(void *ctx, const struct instance *small, double se
 	snprintf(note, note_len, "%s%s (objective %" PRId64 ", bound %" PRId64 ", %.1f s)",
 		 r.status, r.certified ? ", certified" : "", r.objective, r.bound, r.seconds);
 	*out = r.schedule;
+	*bound = r.bound;
 	r.schedule = NULL;
 	exact_result_release(&r);
 	return STATUS_OK;
@@ -93,7 +97,7 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 
 const struct method method_search = {
 	.name = "search",
-	.summary = "the genetic algorithm, seeded by families and a reduced exact solve",
+	.summary = "the genetic algorithm, seeded by families and an exact solve",
 	.opts = search_opts,
 	.size = sizeof(struct search_settings),
 	.time_limit = "20",

@@ -88,6 +88,6 @@ struct verdict solve_verdict(const struct exact_result *x, int64_t simulated);
 
 /* The GA's exact seed through solvers/exact.c (ga_options.exact_solve). */
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,
-			      struct schedule **out, char *note, int note_len);
+			      struct schedule **out, int64_t *bound, char *note, int note_len);
 
 #endif

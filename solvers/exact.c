@@ -438,7 +438,9 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * within 2 s, most under 0.3 s; p4 m32 fused in 1.8 s; the MILP needs
 	 * the rest), 10 s without a limit */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	double limit = span ? left / 2 : left / 10;
+	double share = o->search_share > 0 && o->search_share <= 1 ? o->search_share
+		       : span ? 0.5 : 0.1;
+	double limit = left * share;
 	if (!span && o->time_limit <= 0)
 		limit = 10;
 	struct bnb_options bo = {.time_limit = limit > 0.01 || limit == 0 ? limit : 0.01,

@@ -31,6 +31,10 @@ struct exact_options {
 	bool verbose;
 	bool always_milp;                   /* solve the MILP even when the best
 	                                       heuristic meets the lower bound */
+	double search_share;                /* fraction of the time left for the
+	                                       exact search before the MILP;
+	                                       <= 0: a tenth (makespan), half
+	                                       (span) */
 	void (*progress)(void *ctx, double incumbent, double bound);
 	void *progress_ctx;
 };

@@ -1758,6 +1758,32 @@ static void test_search_zb_small(void **state)
 	run_free(&r);
 }
 
+/* With every seed, zb-small reaches its optimum 39 (the hand bound above
+ * meets CBC's schedule in the research notes) and stops there, certified
+ * by the bound; the schedule re-simulates to it. */
+static void test_search_zb_small_certified(void **state)
+{
+	struct run r;
+	RUN(&r, "search", ZB_SMALL, "--threads", "1", "--exact-seed-time", "1",
+	    "--time-limit", "60", "-o", tmp("ga39.json"), "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "objective"), 39);
+	assert_int_equal(get_int(j, "lower_bound"), 39);
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_true(json_is_true(get(j, "certified")));
+	assert_string_equal(get_str(j, "stopped_by"), "gap");
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "simulate", ZB_SMALL, "--schedule", tmp("ga39.json"), "--json");
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	assert_int_equal(get_int(j, "makespan"), 39);
+	json_decref(j);
+	run_free(&r);
+	(void)state;
+}
+
 /* Where a seed meets the lower bound the search stops at once, optimal by
  * the bound. */
 static void test_search_stops_at_bound(void **state)
@@ -2591,6 +2617,7 @@ int main(void)
 		cmocka_unit_test(test_solve_time_limit_and_output),
 		cmocka_unit_test(test_solve_usage),
 		cmocka_unit_test(test_search_zb_small),
+		cmocka_unit_test(test_search_zb_small_certified),
 		cmocka_unit_test(test_search_stops_at_bound),
 		cmocka_unit_test(test_search_deterministic),
 		cmocka_unit_test(test_search_errors),

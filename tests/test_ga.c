@@ -1275,11 +1275,6 @@ static void test_ga_zb_small(void **state)
 	instance_free(in);
 }
 
-/*
- * The same instance: the research notes give the proven optimum 39 (Zero
- * Bubble's heuristic, and every family seed here, get 41). The brief asks
- * the GA to find it with seed 1; it is given 2000 generations.
- */
 /* The search reaches the proven optimum 39 (research notes: CBC proves it;
  * ZB's heuristic and every family give 41) from at least two of three
  * seeds, stopped by generations so the run is deterministic. */
@@ -1305,6 +1300,74 @@ static void test_ga_zb_small_optimum(void **state)
 	if (hits < 2)
 		fail_msg("GA reached 39 from %d of 3 seeds (%" PRId64 ", %" PRId64 ", %" PRId64 ")",
 			 hits, got[0], got[1], got[2]);
+}
+
+/*
+ * The exact seed's plumbing, with a stand-in solver that hands back a
+ * given schedule and claims a bound. On an instance of at most 600 ops the
+ * whole instance goes to the solver: its schedule is a seed, and its bound
+ * (here the schedule's own objective, as a certificate would) stops the GA
+ * at once, named "exact seed". On a larger one the solver sees a reduced
+ * instance, and its bound, which holds only there, must not be used.
+ */
+struct stand_in {
+	int calls, microbatches;
+	int64_t claim;
+};
+
+static enum status stand_in_solve(void *ctx, const struct instance *small, double seconds,
+				  struct schedule **out, int64_t *bound, char *note, int note_len)
+{
+	struct stand_in *x = ctx;
+	struct error err;
+	(void)seconds;
+	x->calls++;
+	x->microbatches = small->microbatches;
+	if (family_generate("1f1b", small, out, &err))
+		fail_msg("1f1b: %s", err.msg);
+	*bound = x->claim;
+	snprintf(note, note_len, "stand-in");
+	return STATUS_OK;
+}
+
+static void test_ga_exact_seed_whole_or_reduced(void **state)
+{
+	/* whole: zb-small (p 4, m 8, split: 96 ops); 1f1b there is 41 */
+	struct instance *in = read_dataset(zb_small);
+	struct stand_in x = {.claim = 41};
+	struct ga_options o;
+	ga_quick_options(&o);
+	o.exact_seed = true;
+	o.exact_solve = stand_in_solve;
+	o.exact_ctx = &x;
+	struct ga_result r;
+	run_ok(in, &o, &r);
+	assert_int_equal(x.calls, 1);
+	assert_int_equal(x.microbatches, 8);
+	assert_int_equal(r.lower_bound, 41);
+	assert_string_equal(r.lower_bound_by, "exact seed");
+	assert_int_equal(r.best.objective, 41);
+	assert_string_equal(r.stopped_by, "gap");
+	assert_int_equal(r.generations, 0);
+	ga_result_release(&r);
+	instance_free(in);
+	/* reduced: p 4, m 64, split, no memory limit: 768 ops */
+	in = parse_instance_ok("{\"devices\":4,\"microbatches\":64,"
+			       "\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
+	x = (struct stand_in){.claim = 1000000};
+	ga_quick_options(&o);
+	o.generations = 5;
+	o.exact_seed = true;
+	o.exact_solve = stand_in_solve;
+	o.exact_ctx = &x;
+	run_ok(in, &o, &r);
+	assert_int_equal(x.calls, 1);
+	assert_true(x.microbatches < 64);
+	assert_true(r.lower_bound <= r.best.objective);
+	assert_true(r.lower_bound < 1000000);
+	assert_string_not_equal(r.lower_bound_by, "exact seed");
+	ga_result_release(&r);
+	instance_free(in);
 }
 
 /* ---- 12. option errors ------------------------------------------------------------------ */
@@ -1426,6 +1489,7 @@ int main(void)
 		cmocka_unit_test(test_ga_determinism),
 		cmocka_unit_test(test_ga_zb_small),
 		cmocka_unit_test(test_ga_zb_small_optimum),
+		cmocka_unit_test(test_ga_exact_seed_whole_or_reduced),
 		cmocka_unit_test(test_ga_option_errors),
 		cmocka_unit_test(test_ga_stretch),
 	};
