@@ -1,6 +1,8 @@
 /* The op-level precedence graph (see opgraph.h). */
 #include "formulate/opgraph.h"
 
+#include "sched/bound.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,11 +151,13 @@ static bool order_ops(struct opgraph *g)
 	return tail == n;
 }
 
-static void heads_tails(struct opgraph *g)
+/* Heads from the releases (bound_releases; 0 without), then the arcs;
+ * tails from the arcs. */
+static void heads_tails(struct opgraph *g, const int64_t *rel)
 {
 	for (int t = 0; t < g->n; t++) {
 		int k = g->topo[t];
-		int64_t h = 0;
+		int64_t h = rel ? rel[k] : 0;
 		for (int e = g->pred_start[k]; e < g->pred_start[k + 1]; e++) {
 			int64_t v = g->head[g->pred[e].op] + g->dur[g->pred[e].op] + g->pred[e].lag;
 			h = v > h ? v : h;
@@ -251,7 +255,17 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 		err_set(err, "opgraph: the precedence arcs form a cycle (a bug)");
 		return NULL;
 	}
-	heads_tails(g);
+	/* the ranks' releases (sched/bound.c) hold for FIFO schedules, which
+	 * the FIFO arcs above make every solution; if they cannot be computed
+	 * the arcs alone give the heads */
+	int64_t *rel = malloc(g->n * sizeof *rel);
+	struct error ignored;
+	if (rel && bound_releases(in, rel, &ignored)) {
+		free(rel);
+		rel = NULL;
+	}
+	heads_tails(g, rel);
+	free(rel);
 	closure(g);
 	device_ends(g);
 	return g;

@@ -723,6 +723,36 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 	return st;
 }
 
+enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err)
+{
+	struct work w = {.in = in, .nodes = in->kinds * in->stages};
+	struct ranks rk = {in->kinds, in->stages, in->microbatches, NULL};
+	w.init = malloc(w.nodes * sizeof(int64_t));
+	w.head = malloc(w.nodes * sizeof(int64_t));
+	w.tail = malloc(w.nodes * sizeof(int64_t));
+	rk.rel = malloc((size_t)rk.K * rk.L * (rk.M + 1) * sizeof *rk.rel);
+	enum status st = STATUS_OK;
+	if (!w.init || !w.head || !w.tail || !rk.rel) {
+		st = err_set(err, "bound: out of memory");
+	} else {
+		set_sources(&w, -1);
+		longest_paths(&w);
+		bool ranked = fill_ranks(&w, &rk);
+		/* the j-th op of (k, l) in start order is micro-batch j - 1 under
+		 * FIFO; without ranks (memory admits nothing) the op-type heads */
+		for (int k = 0; k < in->kinds; k++)
+			for (int l = 0; l < in->stages; l++)
+				for (int j = 0; j < in->microbatches; j++)
+					rel[inst_op_id(in, k, l, j)] =
+						ranked ? *rank_at(&rk, k, l, j + 1) : w.head[k * in->stages + l];
+	}
+	free(w.init);
+	free(w.head);
+	free(w.tail);
+	free(rk.rel);
+	return st;
+}
+
 enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
 {
 	struct work w = {.in = in, .nodes = in->kinds * in->stages};

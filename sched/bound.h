@@ -31,6 +31,14 @@ struct bounds {
 enum status bound_compute(const struct instance *in, struct bounds *b,
 			  struct error *err);
 
+/* rel[op id]: a lower bound on the start of op (k, l, j) in every schedule
+ * that runs each (kind, stage)'s micro-batches in order (FIFO, as the MILPs
+ * and the exact search do): the release of rank j + 1 (bound.c), which
+ * counts the FIFO spacing, the trips and, with a memory limit, the device
+ * work that memory forces before each forward. The MILPs raise their
+ * heads to it. */
+enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err);
+
 /* tail[k * L + l]: the longest path from the end of op (k, l) of one
  * micro-batch to the end of the work (durations and lags after it), as
  * the makespan bounds use it; an exact search prunes with end + tail. */
