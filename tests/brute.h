@@ -34,6 +34,10 @@ struct brute {
 	bool placed[BRUTE_MAX_OPS];
 	int64_t best;                        /* INT64_MAX: none valid */
 	long evaluated;
+	int64_t start[BRUTE_MAX_OPS];        /* the last valid combination's */
+	/* called with every valid combination (start[] set), or NULL */
+	void (*visit)(const struct brute *b, int64_t objective, void *ctx);
+	void *visit_ctx;
 };
 
 static inline int brute_index(const struct brute *b, int k, int l, int j)
@@ -132,7 +136,7 @@ static inline int64_t brute_evaluate(struct brute *b)
 			}
 			if (!ready)
 				continue;
-			start[o] = t;
+			start[o] = b->start[o] = t;
 			end[o] = t + b->dur[o];
 			done[o] = true;
 			count++;
@@ -159,6 +163,8 @@ static inline void brute_enumerate(struct brute *b, int d, int pos)
 	if (d == b->in->devices) {
 		int64_t v = brute_evaluate(b);
 		b->evaluated++;
+		if (v >= 0 && b->visit)
+			b->visit(b, v, b->visit_ctx);
 		if (v >= 0 && v < b->best)
 			b->best = v;
 		return;
@@ -193,12 +199,31 @@ static inline int64_t brute_optimum(const struct instance *in, long *evaluated)
 	struct brute *b = malloc(sizeof *b);
 	brute_build(b, in);
 	b->best = INT64_MAX;
+	b->visit = NULL;
 	brute_enumerate(b, 0, 0);
 	int64_t best = b->best;
 	if (evaluated)
 		*evaluated = b->evaluated;
 	free(b);
 	return best;
+}
+
+/* Call visit with every valid combination; returns how many combinations
+ * were evaluated (valid or not). */
+static inline long brute_visit_all(const struct instance *in,
+				   void (*visit)(const struct brute *b, int64_t objective, void *ctx),
+				   void *ctx)
+{
+	struct brute *b = malloc(sizeof *b);
+	brute_build(b, in);
+	b->best = INT64_MAX;
+	b->visit = visit;
+	b->visit_ctx = ctx;
+	b->evaluated = 0;
+	brute_enumerate(b, 0, 0);
+	long n = b->evaluated;
+	free(b);
+	return n;
 }
 
 #endif

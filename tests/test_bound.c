@@ -398,6 +398,94 @@ static void test_round_trip_never_above_brute_force(void **state)
 	assert_true(memory_binding > 0);
 }
 
+/*
+ * The releases by rank (bound_releases) hold for every schedule, FIFO or
+ * not: on tiny instances with memory limits, for every valid combination
+ * of device orders the brute force enumerates (each timed earliest), the
+ * j-th smallest start among the ops of one kind and stage is never below
+ * the release of rank j. And at least once a release is above the op
+ * type's plain head, so the memory rule is exercised.
+ */
+struct rank_check {
+	const struct instance *in;
+	const int64_t *rel;
+	long schedules;
+	bool above_head;
+};
+
+static int cmp64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+static void check_ranks(const struct brute *b, int64_t objective, void *ctx)
+{
+	struct rank_check *c = ctx;
+	const struct instance *in = c->in;
+	int M = in->microbatches;
+	(void)objective;
+	c->schedules++;
+	for (int k = 0; k < in->kinds; k++)
+		for (int l = 0; l < in->stages; l++) {
+			int64_t st[16];
+			for (int j = 0; j < M; j++)
+				st[j] = b->start[brute_index(b, k, l, j)];
+			qsort(st, M, sizeof *st, cmp64);
+			for (int j = 0; j < M; j++)
+				if (st[j] < c->rel[inst_op_id(in, k, l, j)])
+					fail_msg("op kind %d stage %d rank %d: a schedule starts it at %lld, release %lld",
+						 k, l, j + 1, (long long)st[j],
+						 (long long)c->rel[inst_op_id(in, k, l, j)]);
+		}
+}
+
+static void test_releases_hold_for_every_schedule(void **state)
+{
+	static const struct shape rshapes[] = {
+		{"\"devices\":2,\"microbatches\":3", false, 2},
+		{"\"devices\":2,\"microbatches\":3", true, 2},
+		{"\"devices\":3,\"microbatches\":2", true, 3},
+	};
+	long total = 0;
+	int raised = 0, instances = 0;
+	for (size_t sh = 0; sh < sizeof rshapes / sizeof *rshapes; sh++)
+		for (int rep = 0; rep < 12; rep++) {
+			const struct shape *x = &rshapes[sh];
+			char json[1024];
+			int a = rnd(1, 3), wf = x->split ? rnd(0, a) : 0;
+			int k = snprintf(json, sizeof json, "{%s,\"comm\":%d,\"cost\":{\"F\":%d,\"B\":%d",
+					 x->json, rnd(0, 2), rnd(1, 4), rnd(1, 5));
+			if (x->split)
+				k += snprintf(json + k, sizeof json - k, ",\"W\":%d},\"memory\":{\"F\":%d,\"B\":%d,\"W\":%d",
+					      rnd(0, 3), a, -a + wf, -wf);
+			else
+				k += snprintf(json + k, sizeof json - k, "},\"memory\":{\"F\":%d,\"B\":%d", a, -a);
+			snprintf(json + k, sizeof json - k, ",\"limit\":%d}}", rnd(1, 2) * a + rnd(0, a - 1));
+			struct instance *in = parse_instance_ok(json);
+			int64_t rel[64], tails[16];
+			struct error err;
+			assert_int_equal(bound_releases(in, rel, &err), STATUS_OK);
+			assert_int_equal(bound_tails(in, tails, &err), STATUS_OK);
+			struct rank_check c = {in, rel, 0, false};
+			brute_visit_all(in, check_ranks, &c);
+			total += c.schedules;
+			instances += c.schedules > 0;
+			/* above the plain FIFO chain: rank j of (k,l) >= rank 1 + (j-1) T */
+			for (int kk = 0; kk < in->kinds; kk++)
+				for (int l = 0; l < in->stages; l++)
+					for (int j = 1; j < in->microbatches; j++)
+						raised += rel[inst_op_id(in, kk, l, j)] >
+							  rel[inst_op_id(in, kk, l, 0)] + j * in->cost[kk][l];
+			instance_free(in);
+		}
+	print_message("releases: %ld schedules of %d feasible instances checked; %d releases above the FIFO chain\n",
+		      total, instances, raised);
+	assert_true(instances >= 20);
+	assert_true(raised > 0);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +497,7 @@ int main(void)
 		cmocka_unit_test(test_dag_critical_path),
 		cmocka_unit_test(test_never_above_brute_force),
 		cmocka_unit_test(test_round_trip_never_above_brute_force),
+		cmocka_unit_test(test_releases_hold_for_every_schedule),
 	};
 	return cmocka_run_group_tests_name("bound", tests, NULL, NULL);
 }
