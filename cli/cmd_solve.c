@@ -178,7 +178,7 @@ int cmd_solve(int argc, char **argv)
 		goto out;
 	}
 	x.start = start;
-	if (exact_solve(in, &x, &r, &err) ||
+	if (solve_with_ga_start(in, &o.s, &x, &r, &err) ||
 	    cli_simulate(in, r.schedule, "the solved schedule", &sim, &sr, &err)) {
 		if (x.progress)
 			fputc('\n', stderr);

@@ -48,7 +48,7 @@ static void consider(struct sim *sim, struct schedule *s, const char *name,
 }
 
 static void best_heuristic(const struct instance *in, const struct schedule *extra,
-			   struct sim *sim, struct exact_result *r)
+			   const char *extra_name, struct sim *sim, struct exact_result *r)
 {
 	for (int i = 0; i < family_count(); i++) {
 		const struct family *f = family_at(i);
@@ -57,7 +57,7 @@ static void best_heuristic(const struct instance *in, const struct schedule *ext
 			consider(sim, s, f->name, r);
 	}
 	if (extra)
-		consider(sim, schedule_copy(extra), "given", r);
+		consider(sim, schedule_copy(extra), extra_name ? extra_name : "given", r);
 	if (!r->schedule)
 		consider(sim, family_serial(in), "serial", r);
 }
@@ -485,7 +485,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		return err_set(err, "exact: out of memory");
 	r->lower_bound = r->bound = lb.best;
 	r->lower_bound_by = lb.by;
-	best_heuristic(in, o->start, sim, r);
+	best_heuristic(in, o->start, o->start_name, sim, r);
 	enum status st = STATUS_OK;
 	if (!r->schedule) {
 		st = err_set(err, "instance '%s': no valid schedule known (every family and the serial order break the memory limit); the instance may be infeasible",
@@ -528,7 +528,7 @@ int64_t exact_upper_bound(const struct instance *in, const struct schedule *extr
 	struct exact_result r = {0};
 	struct sim *sim = sim_new(in);
 	if (sim)
-		best_heuristic(in, extra, sim, &r);
+		best_heuristic(in, extra, NULL, sim, &r);
 	sim_free(sim);
 	int64_t ub = r.schedule ? r.objective : INT64_MAX;
 	exact_result_release(&r);

@@ -27,6 +27,7 @@ struct exact_options {
 	int threads;
 	bool cross_check;                   /* also solve with the other backend */
 	const struct schedule *start;       /* an extra candidate schedule, or NULL */
+	const char *start_name;             /* what it is ("ga"); NULL: "given" */
 	const char *write_lp, *write_mps;   /* export the (first) model, or NULL */
 	bool verbose;
 	bool always_milp;                   /* solve the MILP even when the best

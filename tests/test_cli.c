@@ -1586,6 +1586,37 @@ static bool have_program(const char *name)
 
 /* The fused example meets its bound (m+p-1)(F+B) = 88: certified by the
  * bound, no MILP, with a certificate naming the instance by its digest. */
+/* The GA start: p 4, m 16, fused, F 1, B 2, comm 1, 8 activations per
+ * device. The last device cannot start before (p-1)(F+c) = 6, works
+ * m(F+B) = 48, and its last backward still crosses 3 stages, (p-1)(B+c) =
+ * 9: the bound is 63. Every family stays above it (zb-auto 70); the GA
+ * start reaches it, so solve certifies 63 by the bound at once and names
+ * the GA as the schedule's source. */
+static void test_solve_ga_start(void **state)
+{
+	struct run r;
+	write_file(tmp("f2p.json"),
+		   "{\"devices\":4,\"microbatches\":16,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		   "\"memory\":{\"F\":2,\"B\":-2,\"limit\":16}}");
+	RUN(&r, "solve", tmp("f2p.json"), "--time-limit", "20", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "objective"), 63);
+	assert_int_equal(get_int(j, "lower_bound"), 63);
+	assert_string_equal(get_str(j, "certified_by"), "bound");
+	assert_string_equal(get_str(get(j, "heuristic"), "family"), "ga");
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "solve", tmp("f2p.json"), "--no-ga-start", "--time-limit", "1", "--json");
+	assert_int_equal(r.status, 0);
+	j = parse_json(r.out);
+	assert_string_not_equal(get_str(get(j, "heuristic"), "family"), "ga");
+	assert_true(get_int(get(j, "heuristic"), "objective") > 63);
+	json_decref(j);
+	run_free(&r);
+	(void)state;
+}
+
 static void test_solve_certified_by_bound(void **state)
 {
 	struct run r;
@@ -2611,6 +2642,7 @@ int main(void)
 		cmocka_unit_test(test_program_file_errors),
 		cmocka_unit_test(test_families_all_listed),
 		cmocka_unit_test(test_zb_auto_certified),
+		cmocka_unit_test(test_solve_ga_start),
 		cmocka_unit_test(test_solve_certified_by_bound),
 		cmocka_unit_test(test_solve_milp_matches_brute_force),
 		cmocka_unit_test(test_solve_cross_check),

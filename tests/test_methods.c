@@ -371,7 +371,7 @@ static void test_opt_set_parse(void **state)
 	json_t *j = opts_to_json(&set);
 	json_error_t je;
 	json_t *want = json_loads("{\"solver\": \"cbc\", \"formulation\": \"auto\","
-				  " \"cross_check\": false, \"always_milp\": false,"
+				  " \"cross_check\": false, \"always_milp\": false, \"ga_start\": true,"
 				  " \"time_limit\": 60.0, \"threads\": 1}", 0, &je);
 	assert_non_null(want);
 	if (!json_equal(j, want))

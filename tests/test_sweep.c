@@ -949,8 +949,9 @@ static void test_row_settings(void **state)
 		"{\"name\": \"ex\", \"solve\": {\"time_limit\": 5}},"
 		" {\"name\": \"g\", \"search\": {\"seeds\": [3], \"generations\": 2}}");
 	json_t *row = sweep_run_task(s, find_task(s, 0, "ex", 0));
-	json_t *want = json_pack("{s:s,s:s,s:b,s:b,s:f,s:i}", "solver", "cbc", "formulation", "auto",
-				 "cross_check", 0, "always_milp", 0, "time_limit", 5.0, "threads", 1);
+	json_t *want = json_pack("{s:s,s:s,s:b,s:b,s:b,s:f,s:i}", "solver", "cbc", "formulation", "auto",
+				 "cross_check", 0, "always_milp", 0, "ga_start", 1, "time_limit", 5.0,
+				 "threads", 1);
 	if (!json_equal(json_object_get(row, "settings"), want)) {
 		char *got = json_dumps(json_object_get(row, "settings"), JSON_SORT_KEYS);
 		fail_msg("settings %s", got);
