@@ -450,7 +450,7 @@ static void test_releases_hold_for_every_schedule(void **state)
 	long total = 0;
 	int raised = 0, instances = 0;
 	for (size_t sh = 0; sh < sizeof rshapes / sizeof *rshapes; sh++)
-		for (int rep = 0; rep < 12; rep++) {
+		for (int rep = 0; rep < 8; rep++) {
 			const struct shape *x = &rshapes[sh];
 			char json[1024];
 			int a = rnd(1, 3), wf = x->split ? rnd(0, a) : 0;
