@@ -34,7 +34,7 @@ struct solve_opts {
 #define OFF(f) offsetof(struct solve_opts, f)
 static const struct opt cli_table[] = {
 	{.name = "start", .type = OPT_STRING, .arg = "FILE", .offset = OFF(start), .where = OPT_CLI,
-	 .help = "an extra candidate schedule (json or torch csv)"},
+	 .help = "an extra candidate schedule (json or torch csv; also a seed of the GA start)"},
 	{.name = "write-lp", .type = OPT_STRING, .arg = "FILE", .offset = OFF(write_lp),
 	 .where = OPT_CLI, .help = "write the MILP in CPLEX LP format"},
 	{.name = "write-mps", .type = OPT_STRING, .arg = "FILE", .offset = OFF(write_mps),

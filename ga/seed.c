@@ -25,8 +25,9 @@
 #include "sched/family.h"
 #include "sched/sim.h"
 
-/* The reduced instance stays below this many ops (a MILP of a few hundred
- * binaries per device pair, solvable in seconds). */
+/* An instance of at most this many ops is solved whole for the exact seed;
+ * a larger one is reduced below it (a MILP of a few hundred binaries per
+ * device pair, solvable in seconds). */
 #define EXACT_SEED_MAX_OPS 600
 
 /* Grouped GPipe seeds for g = 2 .. min(M - 1, this), on instances of at
@@ -184,7 +185,13 @@ static enum status push_seed(struct ga_seed **v, int *n, int *cap, const char *n
 	return STATUS_OK;
 }
 
-static double exact_seconds(const struct ga_options *o);
+static double exact_seconds(const struct ga_options *o)
+{
+	if (o->exact_seed_time > 0)
+		return o->exact_seed_time;
+	double t = o->time_limit > 0 ? o->time_limit / 4 : 10;
+	return t < 10 ? t : 10;
+}
 
 /* The exact seed of an instance small enough to solve whole: its schedule
  * as is, and the bound it proved, which the GA's stopping rule uses. */
@@ -205,14 +212,6 @@ static enum status push_whole_exact(struct ga_seed **v, int *n, int *cap,
 	if (!st)
 		(*v)[*n - 1].bound = s ? bound : 0;
 	return st;
-}
-
-static double exact_seconds(const struct ga_options *o)
-{
-	if (o->exact_seed_time > 0)
-		return o->exact_seed_time;
-	double t = o->time_limit > 0 ? o->time_limit / 4 : 10;
-	return t < 10 ? t : 10;
 }
 
 enum status ga_seeds_collect(const struct instance *in, const struct ga_options *o,

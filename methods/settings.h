@@ -81,12 +81,12 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 			 struct exact_options *o);
 
 /* The exact solve of `solve`: with s->ga_start, a short GA run first (at
- * most 300 generations, 5 % of the time limit, 2 s), whose schedule, or
- * o->start if that is better, is the solve's extra candidate; the GA's
- * time comes off the limit. The proof is still the bound's, the search's
+ * most 300 generations, 5 % of the time limit, 2 s), seeded with
+ * o->start too, whose schedule (no worse than o->start) is the solve's
+ * extra candidate, named "ga"; the GA's time comes off the limit. The proof is still the bound's, the search's
  * or the MILP's; the GA only supplies a schedule. */
 enum status solve_with_ga_start(const struct instance *in, const struct solve_settings *s,
-				struct exact_options *o, struct exact_result *r,
+				const struct exact_options *o, struct exact_result *r,
 				struct error *err);
 void search_ga_options(const struct search_settings *s, const struct run_opts *run,
 		       struct ga_options *o);

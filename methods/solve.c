@@ -9,7 +9,6 @@
 #include "common/clock.h"
 #include "formulate/formulation.h"
 #include "ga/ga.h"
-#include "sched/sim.h"
 #include "solvers/solver.h"
 
 const char *solve_formulation_at(int i)
@@ -52,55 +51,47 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 	o->threads = run_opts_threads_value(run);
 }
 
-/* The objective of a schedule on the instance, INT64_MAX if it is not valid. */
-static int64_t objective_of(const struct instance *in, const struct schedule *sc)
-{
-	struct sim *sim = sc ? sim_new(in) : NULL;
-	struct sim_result r;
-	int64_t v = sim && sim_run(sim, sc, &r, NULL) == STATUS_OK ? r.objective : INT64_MAX;
-	sim_free(sim);
-	return v;
-}
-
 /*
  * Why a GA first: the bounds now meet most optima, and what an exact
  * solve then lacks is the schedule. On p4 m16 fused, 2p activations,
  * comm 1 the LP bound is 63 at the root while CBC's incumbent stays at 65
  * for minutes; the GA finds 63 in 0.01 s. Generations, not time, stop it,
  * so the result is the same on any machine unless the time cap bites.
+ * The caller's start is one of its seeds, and the GA never returns worse
+ * than its best seed, so its schedule replaces the start; NULL when the
+ * GA fails (the solve goes on without it).
  */
+static struct schedule *ga_start(const struct instance *in, const struct exact_options *o)
+{
+	struct ga_options g;
+	struct ga_result gr;
+	struct error ignored;
+	const struct schedule *extra[1] = {o->start};
+	const char *names[1] = {"--start"};
+	ga_options_init(&g);
+	g.exact_seed = false;
+	g.threads = 1;
+	g.generations = 300;
+	g.time_limit = o->time_limit > 0 && o->time_limit * 0.05 < 2 ? o->time_limit * 0.05 : 2;
+	g.nextra = o->start ? 1 : 0;
+	g.extra = extra;
+	g.extra_names = names;
+	if (ga_run(in, &g, &gr, &ignored))
+		return NULL;
+	struct schedule *sc = gr.schedule;
+	gr.schedule = NULL;
+	ga_result_release(&gr);
+	return sc;
+}
+
 enum status solve_with_ga_start(const struct instance *in, const struct solve_settings *s,
-				struct exact_options *o, struct exact_result *r,
+				const struct exact_options *o, struct exact_result *r,
 				struct error *err)
 {
-	struct schedule *ga = NULL;
 	double t0 = clock_seconds();
-	if (s->ga_start) {
-		struct ga_options g;
-		struct ga_result gr;
-		struct error ignored;   /* no GA schedule: the solve goes on without */
-		ga_options_init(&g);
-		g.exact_seed = false;
-		g.threads = 1;
-		g.generations = 300;
-		g.time_limit = o->time_limit > 0 ? o->time_limit * 0.05 : 2;
-		if (g.time_limit > 2)
-			g.time_limit = 2;
-		const struct schedule *extra[1] = {o->start};
-		const char *names[1] = {"--start"};
-		if (o->start) {
-			g.nextra = 1;
-			g.extra = extra;
-			g.extra_names = names;
-		}
-		if (ga_run(in, &g, &gr, &ignored) == STATUS_OK) {
-			ga = gr.schedule;
-			gr.schedule = NULL;
-			ga_result_release(&gr);
-		}
-	}
+	struct schedule *ga = s->ga_start ? ga_start(in, o) : NULL;
 	struct exact_options x = *o;
-	if (ga && objective_of(in, ga) < objective_of(in, o->start)) {
+	if (ga) {
 		x.start = ga;
 		x.start_name = "ga";
 	}

@@ -270,11 +270,11 @@ static int only_stage(const struct instance *in, int d)
 }
 
 /*
- * The memory of one stage s and the round trip behind it. Deltas F = a > 0,
- * B = -b <= 0, W = -c <= 0 (c = 0 fused), and r = a - b - c what a
- * micro-batch leaves behind. R is the longest path from the start of F(s)
- * to the start of B(s) in one micro-batch's graph (through every later
- * stage, comm included).
+ * The memory of one stage s alone on its device: deltas F = a > 0,
+ * B = -b <= 0, W = -c <= 0 (c = 0 fused); a = b + c, since the instance
+ * reader makes each stage's deltas sum to 0. R (trip_length) is the
+ * longest path from the start of F(s) to the start of B(s) in one
+ * micro-batch's graph (through every later stage, comm included).
  *
  * Number the forwards, backwards and weight passes of s in the order they
  * start: F_1.., B_1.., W_1.. (any micro-batches). Two facts hold for every
@@ -285,7 +285,7 @@ static int only_stage(const struct instance *in, int d)
  */
 struct stage_memory {
 	int s;
-	int64_t a, b, c, r, limit, R;
+	int64_t a, b, c, limit;
 	int64_t TF, TB, TW;
 	bool split;
 };
@@ -313,7 +313,7 @@ static int64_t trip_length(struct work *w, int s)
 }
 
 /* Fill sm for device d; false when the arguments below do not apply. */
-static bool stage_memory_of(struct work *w, int d, struct stage_memory *sm)
+static bool stage_memory_of(const struct work *w, int d, struct stage_memory *sm)
 {
 	const struct instance *in = w->in;
 	int s = only_stage(in, d);
@@ -324,15 +324,11 @@ static bool stage_memory_of(struct work *w, int d, struct stage_memory *sm)
 	sm->a = in->mem[OP_F][s];
 	sm->b = -in->mem[OP_B][s];
 	sm->c = sm->split ? -in->mem[OP_W][s] : 0;
-	sm->r = sm->a - sm->b - sm->c;
 	sm->limit = in->limit[d];
 	sm->TF = in->cost[OP_F][s];
 	sm->TB = in->cost[OP_B][s];
 	sm->TW = sm->split ? in->cost[OP_W][s] : 0;
-	if (sm->a <= 0 || sm->b < 0 || sm->c < 0)
-		return false;
-	sm->R = trip_length(w, s);
-	return sm->R != NEG;
+	return sm->a > 0 && sm->b >= 0 && sm->c >= 0;
 }
 
 /*
@@ -506,6 +502,19 @@ static bool fill_ranks(struct work *w, struct ranks *rk)
 	return ok;
 }
 
+/* Allocate and fill rk for w's instance; rk->rel NULL when memory makes it
+ * infeasible or memory runs out (then no releases: still a valid answer). */
+static void ranks_build(struct work *w, struct ranks *rk)
+{
+	const struct instance *in = w->in;
+	*rk = (struct ranks){in->kinds, in->stages, in->microbatches, NULL};
+	rk->rel = malloc((size_t)rk->K * rk->L * (rk->M + 1) * sizeof *rk->rel);
+	if (rk->rel && !fill_ranks(w, rk)) {
+		free(rk->rel);
+		rk->rel = NULL;
+	}
+}
+
 /*
  * The round-trip bound of device d: every op of d has a release (its
  * rank's) and a tail (its op type's), and Jackson's preemptive bound over
@@ -536,23 +545,20 @@ static int64_t round_trip_bound(struct work *w, const struct ranks *rk, int d)
  * The most work a device of one stage can still have when its last forward
  * F_M starts: the backwards and weight passes not started by then, x and y
  * of them. Memory at F_M's start is a M - b (M - x) - c (M - y)
- *   = r M + b x + c y <= limit,
- * with x <= y (each W waits for its B), both <= M, and x >= 1 when R > 0
- * (B_M starts at least R after F_M). Maximise x T(B) + y T(W) over that.
+ *   = b x + c y <= limit   (a = b + c),
+ * with x <= y (each W waits for its B), y <= M, and x >= 1 when R > 0
+ * (B_M starts at least R after F_M). Maximise x T(B) + y T(W) over that;
+ * -1 when nothing is feasible.
  */
-static int64_t pending_work(const struct stage_memory *sm, int64_t M)
+static int64_t pending_work(const struct stage_memory *sm, int64_t M, int64_t R)
 {
-	int64_t room = sm->limit - sm->r * M, best = -1;
-	for (int64_t x = sm->R > 0 ? 1 : 0; x <= M; x++) {
-		int64_t y = x;
-		if (sm->split) {
-			y = M;
-			if (sm->c > 0 && room - sm->b * x < sm->c * M)
-				y = (room - sm->b * x) / sm->c;   /* room >= b x checked below */
-		}
-		if (room - sm->b * x < 0 || y < x || room - sm->b * x - sm->c * (sm->split ? y : 0) < 0)
+	int64_t best = -1;
+	for (int64_t x = R > 0 ? 1 : 0; x <= M && sm->b * x <= sm->limit; x++) {
+		int64_t left = sm->limit - sm->b * x;
+		int64_t y = !sm->split ? 0 : sm->c > 0 && left / sm->c < M ? left / sm->c : M;
+		if (sm->split && y < x)
 			continue;
-		best = max64(best, x * sm->TB + (sm->split ? y * sm->TW : 0));
+		best = max64(best, x * sm->TB + y * sm->TW);
 	}
 	return best;
 }
@@ -593,11 +599,12 @@ static int64_t memory_bound(struct work *w, int d, int *idx)
 	int64_t K = warmup_capacity(in, d, idx);
 	int64_t idle = max64(0, tb - h - K);
 	struct stage_memory sm;
-	int64_t M = in->microbatches;
-	if (stage_memory_of(w, d, &sm) && sm.a * M > sm.limit) {
-		int64_t pending = pending_work(&sm, M);
+	int64_t M = in->microbatches, R;
+	if (stage_memory_of(w, d, &sm) && sm.a * M > sm.limit &&
+	    (R = trip_length(w, sm.s)) != NEG) {
+		int64_t pending = pending_work(&sm, M, R);
 		if (pending >= 0)
-			idle += max64(0, sm.R + sm.TB + sm.TW - sm.TF - pending);
+			idle += max64(0, R + sm.TB + sm.TW - sm.TF - pending);
 	}
 	return h + inst_device_load(in, d) + idle + tmin;
 }
@@ -629,14 +636,9 @@ static void bounds_for(struct work *w, int d, int *idx,
 	int64_t cp = chain_bound(w, d);
 	b->critical_path = max64(b->critical_path, cp);
 	bool limited = in->has_limit && in->has_memory;
-	struct ranks rk = {in->kinds, in->stages, in->microbatches, NULL};
-	if (limited) {
-		rk.rel = malloc((size_t)rk.K * rk.L * (rk.M + 1) * sizeof *rk.rel);
-		if (rk.rel && !fill_ranks(w, &rk)) {
-			free(rk.rel);
-			rk.rel = NULL;   /* no round-trip bound: still a valid answer */
-		}
-	}
+	struct ranks rk = {0};
+	if (limited)
+		ranks_build(w, &rk);
 	for (int e = from; e < to; e++) {
 		int n = device_jobs(w, e);
 		if (n > 0) {
@@ -662,18 +664,34 @@ static void bounds_for(struct work *w, int d, int *idx,
 	free(rk.rel);
 }
 
+/* The op-type graph's arrays of w (init, head, tail); false on no memory. */
+static bool paths_alloc(struct work *w, const struct instance *in)
+{
+	w->in = in;
+	w->nodes = in->kinds * in->stages;
+	w->init = malloc(w->nodes * sizeof(int64_t));
+	w->head = malloc(w->nodes * sizeof(int64_t));
+	w->tail = malloc(w->nodes * sizeof(int64_t));
+	return w->init && w->head && w->tail;
+}
+
+static void paths_free(struct work *w)
+{
+	free(w->init);
+	free(w->head);
+	free(w->tail);
+}
+
 enum status bound_compute(const struct instance *in, struct bounds *b,
 			  struct error *err)
 {
-	struct work w = {.in = in, .nodes = in->kinds * in->stages};
+	struct work w = {0};
+	bool paths = paths_alloc(&w, in);
 	/* job arrays: one job per op type, or every op of one stage */
 	int n = w.nodes > in->kinds * in->microbatches ? w.nodes : in->kinds * in->microbatches;
 	memset(b, 0, sizeof *b);
 	b->memory_at = -1;
 	b->round_trip_at = -1;
-	w.init = malloc(w.nodes * sizeof(int64_t));
-	w.head = malloc(w.nodes * sizeof(int64_t));
-	w.tail = malloc(w.nodes * sizeof(int64_t));
 	w.r = malloc(n * sizeof(int64_t));
 	w.p = malloc(n * sizeof(int64_t));
 	w.q = malloc(n * sizeof(int64_t));
@@ -683,7 +701,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 	w.sorted = malloc(n * sizeof *w.sorted);
 	int *idx = malloc(in->stages * sizeof(int));
 	enum status st = STATUS_OK;
-	if (!w.init || !w.head || !w.tail || !w.r || !w.p || !w.q || !w.rem ||
+	if (!paths || !w.r || !w.p || !w.q || !w.rem ||
 	    !w.order || !w.heap || !w.sorted || !idx) {
 		st = err_set(err, "bound: out of memory");
 	} else if (in->objective == OBJ_MAKESPAN) {
@@ -709,9 +727,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 			b->best = all[i].v;
 			b->by = all[i].by;
 		}
-	free(w.init);
-	free(w.head);
-	free(w.tail);
+	paths_free(&w);
 	free(w.r);
 	free(w.p);
 	free(w.q);
@@ -725,48 +741,37 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 
 enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err)
 {
-	struct work w = {.in = in, .nodes = in->kinds * in->stages};
-	struct ranks rk = {in->kinds, in->stages, in->microbatches, NULL};
-	w.init = malloc(w.nodes * sizeof(int64_t));
-	w.head = malloc(w.nodes * sizeof(int64_t));
-	w.tail = malloc(w.nodes * sizeof(int64_t));
-	rk.rel = malloc((size_t)rk.K * rk.L * (rk.M + 1) * sizeof *rk.rel);
-	enum status st = STATUS_OK;
-	if (!w.init || !w.head || !w.tail || !rk.rel) {
-		st = err_set(err, "bound: out of memory");
-	} else {
-		set_sources(&w, -1);
-		longest_paths(&w);
-		bool ranked = fill_ranks(&w, &rk);
-		/* the j-th op of (k, l) in start order is micro-batch j - 1 under
-		 * FIFO; without ranks (memory admits nothing) the op-type heads */
-		for (int k = 0; k < in->kinds; k++)
-			for (int l = 0; l < in->stages; l++)
-				for (int j = 0; j < in->microbatches; j++)
-					rel[inst_op_id(in, k, l, j)] =
-						ranked ? *rank_at(&rk, k, l, j + 1) : w.head[k * in->stages + l];
-	}
-	free(w.init);
-	free(w.head);
-	free(w.tail);
-	free(rk.rel);
-	return st;
-}
-
-enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
-{
-	struct work w = {.in = in, .nodes = in->kinds * in->stages};
-	w.init = malloc(w.nodes * sizeof(int64_t));
-	w.head = malloc(w.nodes * sizeof(int64_t));
-	w.tail = tail;
-	if (!w.init || !w.head) {
-		free(w.init);
-		free(w.head);
+	struct work w = {0};
+	struct ranks rk = {0};
+	if (!paths_alloc(&w, in)) {
+		paths_free(&w);
 		return err_set(err, "bound: out of memory");
 	}
 	set_sources(&w, -1);
 	longest_paths(&w);
-	free(w.init);
-	free(w.head);
+	ranks_build(&w, &rk);
+	/* the j-th op of (k, l) in start order is micro-batch j - 1 under FIFO;
+	 * without ranks (memory admits nothing) the op-type heads */
+	for (int k = 0; k < in->kinds; k++)
+		for (int l = 0; l < in->stages; l++)
+			for (int j = 0; j < in->microbatches; j++)
+				rel[inst_op_id(in, k, l, j)] =
+					rk.rel ? *rank_at(&rk, k, l, j + 1) : w.head[k * in->stages + l];
+	free(rk.rel);
+	paths_free(&w);
+	return STATUS_OK;
+}
+
+enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
+{
+	struct work w = {0};
+	if (!paths_alloc(&w, in)) {
+		paths_free(&w);
+		return err_set(err, "bound: out of memory");
+	}
+	set_sources(&w, -1);
+	longest_paths(&w);
+	memcpy(tail, w.tail, w.nodes * sizeof *tail);
+	paths_free(&w);
 	return STATUS_OK;
 }

@@ -1095,15 +1095,23 @@ static struct graph *bridge_graph(void)
 	return spec_graph(&s);
 }
 
+/* The bridge graph partitioned by the DP over 4 devices into *p. */
+static struct graph *bridge_partitioned(struct partition *p)
+{
+	struct graph *g = bridge_graph();
+	struct partition_options o = {.devices = 4};
+	struct error err = {{0}};
+	if (partition_dp(g, &o, p, &err))
+		fail_msg("%s", err.msg);
+	return g;
+}
+
 static void test_bridge(void **state)
 {
 	(void)state;
-	struct graph *g = bridge_graph();
-	struct partition_options o = {.devices = 4};
 	struct partition p;
 	struct error err = {{0}};
-	if (partition_dp(g, &o, &p, &err))
-		fail_msg("%s", err.msg);
+	struct graph *g = bridge_partitioned(&p);
 	assert_int_equal(p.nstages, 4);
 	assert_int_equal(p.microbatch, 2);
 	int of[4];
@@ -1220,12 +1228,9 @@ static void check_typed_equals_file(const struct graph *g, const struct partitio
 static void test_bridge_typed(void **state)
 {
 	(void)state;
-	struct graph *g = bridge_graph();
-	struct partition_options o = {.devices = 4};
 	struct partition p;
 	struct error err = {{0}};
-	if (partition_dp(g, &o, &p, &err))
-		fail_msg("%s", err.msg);
+	struct graph *g = bridge_partitioned(&p);
 	check_typed_equals_file(g, &p, "bridge-test");
 	struct instance *in = NULL;
 	assert_int_equal(partition_instance(g, &p, "bridge-test", &in, &err), STATUS_OK);
