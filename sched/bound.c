@@ -739,16 +739,24 @@ enum status bound_compute(const struct instance *in, struct bounds *b,
 	return st;
 }
 
+/* w's heads and tails from time 0 to the end (the makespan's). */
+static enum status makespan_paths(struct work *w, const struct instance *in, struct error *err)
+{
+	if (!paths_alloc(w, in)) {
+		paths_free(w);
+		return err_set(err, "bound: out of memory");
+	}
+	set_sources(w, -1);
+	longest_paths(w);
+	return STATUS_OK;
+}
+
 enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err)
 {
 	struct work w = {0};
 	struct ranks rk = {0};
-	if (!paths_alloc(&w, in)) {
-		paths_free(&w);
-		return err_set(err, "bound: out of memory");
-	}
-	set_sources(&w, -1);
-	longest_paths(&w);
+	if (makespan_paths(&w, in, err))
+		return STATUS_ERROR;
 	ranks_build(&w, &rk);
 	/* the j-th op of (k, l) in start order is micro-batch j - 1 under FIFO;
 	 * without ranks (memory admits nothing) the op-type heads */
@@ -765,12 +773,8 @@ enum status bound_releases(const struct instance *in, int64_t *rel, struct error
 enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
 {
 	struct work w = {0};
-	if (!paths_alloc(&w, in)) {
-		paths_free(&w);
-		return err_set(err, "bound: out of memory");
-	}
-	set_sources(&w, -1);
-	longest_paths(&w);
+	if (makespan_paths(&w, in, err))
+		return STATUS_ERROR;
 	memcpy(tail, w.tail, w.nodes * sizeof *tail);
 	paths_free(&w);
 	return STATUS_OK;
