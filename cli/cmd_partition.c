@@ -144,6 +144,8 @@ int cmd_partition(int argc, char **argv)
 			json_object_set_new(j, "solver", json_string(o.s.solver));
 			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:f}", "solves", info.solves,
 				"columns", info.columns, "rows", info.rows, "solver_seconds", info.seconds));
+			if (info.stopped_by)
+				json_object_set_new(j, "stopped_by", json_string(info.stopped_by));
 		}
 		cli_print_json(j);
 	} else {
@@ -152,6 +154,8 @@ int cmd_partition(int argc, char **argv)
 			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.s.solver,
 			       info.solves, info.columns, info.rows, info.seconds,
 			       info.certified ? "certified optimal (within the cost model)" : "not proven optimal");
+		if (info.stopped_by)
+			printf("stopped by  %s\n", info.stopped_by);
 	}
 out:
 	partition_release(&p);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/stop.h"
 #include "common/clock.h"
 #include "methods/method.h"
 #include "methods/settings.h"
@@ -134,6 +135,11 @@ int cmd_plan(int argc, char **argv)
 	if (!st && o.s.costs)
 		st = graph_apply_costs(g, o.s.costs, &err);
 	for (int i = 0; !st && i < n; i++) {
+		/* after an interrupt, the plans made so far are the result */
+		if (i > 0 && stop_requested()) {
+			n = i;
+			break;
+		}
 		/* --time-limit is the whole command's: each GA run gets an equal
 		 * share of what is left (at least a millisecond: a GA run always
 		 * returns its best seed) */
@@ -152,14 +158,19 @@ int cmd_plan(int argc, char **argv)
 		json_t *a = json_array();
 		for (int i = 0; i < n; i++)
 			json_array_append_new(a, row_json(&rows[i]));
-		cli_print_json(json_pack("{s:s,s:s,s:o,s:s,s:I}", "status", "ok", "graph", g->name, "plans", a,
-			"best", rows[best].pipeline, "iteration_time", (json_int_t)rows[best].search));
+		json_t *j = json_pack("{s:s,s:s,s:o,s:s,s:I}", "status", "ok", "graph", g->name,
+			"plans", a, "best", rows[best].pipeline,
+			"iteration_time", (json_int_t)rows[best].search);
+		if (stop_requested())
+			json_object_set_new(j, "stopped_by", json_string("interrupt"));
+		cli_print_json(j);
 	} else {
 		printf("model       %s on %d devices\n", g->name, o.p.devices);
 		for (int i = 0; i < n; i++)
 			print_row(&rows[i]);
-		printf("best        %s pipeline, GA schedule: iteration %" PRId64 " us\n",
-		       rows[best].pipeline, rows[best].search);
+		printf("best        %s pipeline, GA schedule: iteration %" PRId64 " us%s\n",
+		       rows[best].pipeline, rows[best].search,
+		       stop_requested() ? " (stopped by interrupt)" : "");
 	}
 	for (int i = 0; i < 2; i++) {
 		partition_release(&rows[i].p);

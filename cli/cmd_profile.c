@@ -15,7 +15,10 @@ static const char usage_text[] =
 	"gradient time at each micro-batch size with a cost source (below), and\n"
 	"write a cost table that 'pipeopt partition --costs' and 'plan --costs'\n"
 	"read. cuda is built when nvcc is present; without a GPU it says so.\n"
-	"The timed sources (cpu, cuda) take --warmup, --repeats and\n"
+	"The timed sources (cpu, cuda) take --warmup, --repeats,\n"
+	"--time-limit (past it, or on Ctrl-C, nothing more is run: an operator's\n"
+	"larger sizes are extrapolated, one never run stays null, and the table\n"
+	"says \"stopped_by\" and \"complete\") and\n"
 	"--max-seconds. --json prints the cost table with \"status\"; -o writes\n"
 	"the cost table.\n";
 
@@ -74,6 +77,7 @@ static int parse(int argc, char **argv, struct prof_opts *o, char **graph)
 	o->p.warmup = (int)o->s.warmup;
 	o->p.repeats = (int)o->s.repeats;
 	o->p.max_seconds = o->s.max_seconds;
+	o->p.time_limit = o->run.time_limit;
 	if (o->s.sizes) {
 		if (!cli_sizes(o->s.sizes, MAX_SIZES, 1 << 20, o->sizes, &o->p.nsizes))
 			return cli_usage("profile", "--sizes needs up to %d ascending whole numbers, comma-separated",

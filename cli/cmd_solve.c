@@ -103,6 +103,8 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 	struct verdict v = solve_verdict(r, sr->objective);
 	verdict_json(&v, j);
 	json_object_set_new(j, "lower_bound_by", json_string(r->lower_bound_by));
+	if (r->stopped_by)
+		json_object_set_new(j, "stopped_by", json_string(r->stopped_by));
 	if (r->search_nodes)
 		json_object_set_new(j, "search", json_pack("{s:I,s:f}", "nodes",
 				    (json_int_t)r->search_nodes, "seconds", r->search_seconds));
@@ -141,8 +143,9 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 		       r->rows, r->solver_outcome, r->nodes, r->solver_seconds);
 	if (strcmp(r->cross_check, "not run"))
 		printf("cross-check %s (%s)\n", r->cross_check, r->cross_detail);
-	printf("status      %s%s%s%s\n", r->status, r->certified ? ", certified by the " : "",
-	       r->certified ? r->certified_by : "", r->certified ? "" : " (not proven optimal)");
+	printf("status      %s%s%s%s%s%s\n", r->status, r->certified ? ", certified by the " : "",
+	       r->certified ? r->certified_by : "", r->certified ? "" : " (not proven optimal)",
+	       r->stopped_by ? ", stopped by " : "", r->stopped_by ? r->stopped_by : "");
 	cli_print_result(in, sr, r->bound);
 	if (ro->timeline) {
 		char *text = render_ascii(in, s, sr, (int)ro->width);

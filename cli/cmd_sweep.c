@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "common/stop.h"
 #include "common/mpi.h"
 #include "sweep/report.h"
 #include "sweep/results.h"
@@ -86,7 +87,7 @@ static int parse(int argc, char **argv, struct sopts *o, char **spec)
 }
 
 static void print_text(const struct sweep_spec *sp, const struct sopts *o,
-		       const struct sweep_stats *st, const json_t *summary)
+		       const struct sweep_stats *st, const json_t *summary, int other)
 {
 	printf("sweep       %s: %d tasks (%d points x %d methods x %d repetitions, seeds counted)\n",
 	       sp->name, sp->ntasks, sp->npoints, sp->nmethods, sp->reps);
@@ -96,8 +97,38 @@ static void print_text(const struct sweep_spec *sp, const struct sopts *o,
 	printf("ran         %d now (%d done before) in %.2f s on %d %s x %d threads; %d failed\n",
 	       st->ran, st->done_before, st->seconds, st->ranks, st->ranks > 1 ? "ranks" : "process",
 	       o->s.jobs, st->failed);
-	printf("results     %s%s%s\n\n", o->s.output, o->csv ? ", " : "", o->csv ? o->csv : "");
+	printf("results     %s%s%s\n", o->s.output, o->csv ? ", " : "", o->csv ? o->csv : "");
+	if (other)
+		printf("other rows  %d rows in %s are of other settings or inputs: kept, not summarised\n",
+		       other, o->s.output);
+	if (stop_requested())
+		printf("interrupted kept %d rows (%d now, %d before); rerun the same command to resume the other %d tasks\n",
+		       st->done_before + st->ran, st->ran, st->done_before,
+		       st->total - st->done_before - st->ran);
+	printf("\n");
 	report_print(stdout, summary, o->markdown);
+}
+
+/* The rows of this spec's tasks (keys carry the settings' and inputs'
+ * digests); *other counts the rest, which the summary leaves out. New
+ * reference. */
+static json_t *this_spec_rows(const struct sweep_spec *sp, const json_t *rows, int *other)
+{
+	json_t *keys = json_object(), *out = json_array();
+	for (int t = 0; t < sp->ntasks; t++)
+		json_object_set_new(keys, sp->tasks[t].key, json_true());
+	size_t i;
+	json_t *row;
+	*other = 0;
+	json_array_foreach(rows, i, row) {
+		const char *k = json_string_value(json_object_get(row, "key"));
+		if (k && json_object_get(keys, k))
+			json_array_append(out, row);
+		else
+			(*other)++;
+	}
+	json_decref(keys);
+	return out;
 }
 
 /* The summary's methods in the spec's order (the file has them in
@@ -141,17 +172,28 @@ int cmd_sweep(int argc, char **argv)
 		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
-	summary = in_spec_order(sp, report_summary(rows));
+	int other;
+	json_t *mine = this_spec_rows(sp, rows, &other);
+	summary = in_spec_order(sp, report_summary(mine));
 	if (o.run.json) {
-		cli_print_json(json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:I,s:f,s:f,s:i,s:i,s:O}",
+		json_t *j = json_pack("{s:s,s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:i,s:i,s:b,s:I,s:f,s:f,s:i,s:i,s:O}",
 			"status", st.failed ? "failed" : "ok", "sweep", sp->name, "results", o.s.output, "tasks", sp->ntasks,
 			"points", sp->npoints, "done_before", st.done_before, "ran", st.ran,
-			"failed", st.failed, "rows", (int)json_array_size(rows), "torn_line_cut", st.torn,
+			"failed", st.failed, "rows", (int)json_array_size(mine), "other_rows", other,
+			"torn_line_cut", st.torn,
 			"torn_bytes", (json_int_t)st.torn_bytes, "seconds", st.seconds, "task_seconds", st.task_seconds, "ranks", st.ranks,
-			"threads", o.s.jobs, "summary", summary));
+			"threads", o.s.jobs, "summary", summary);
+		if (stop_requested()) {
+			json_object_set_new(j, "stopped_by", json_string("interrupt"));
+			json_object_set_new(j, "not_run", json_integer(st.total - st.done_before - st.ran));
+			fprintf(stderr, "sweep: interrupted: kept %d rows in %s; rerun the same command to resume\n",
+				st.done_before + st.ran, o.s.output);
+		}
+		cli_print_json(j);
 	} else {
-		print_text(sp, &o, &st, summary);
+		print_text(sp, &o, &st, summary, other);
 	}
+	json_decref(mine);
 out:
 	if (o.s.mpi)
 		mpi_end();

@@ -2,35 +2,38 @@
  * pipeopt: optimal pipeline-parallel schedules and partitions.
  * A table of subcommands in the style of git; one file per subcommand.
  */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/stop.h"
 #include "methods/method.h"
 
 struct command {
 	const char *name;
 	int (*run)(int argc, char **argv);
 	const char *help;
+	bool stoppable;   /* SIGINT/SIGTERM end it with its best so far (common/stop.h) */
 };
 
 static const struct command commands[] = {
-	{"simulate", cmd_simulate, "time and validate a schedule on an instance"},
-	{"generate", cmd_generate, "build a predefined family's schedule for an instance"},
-	{"convert", cmd_convert, "convert a schedule between json, torch-csv, trace, svg, ascii"},
-	{"bound", cmd_bound, "lower bounds on an instance's objective"},
-	{"solve", cmd_solve, "an optimal schedule with a certificate (MILP: CBC or GLPK)"},
-	{"search", cmd_search, "a genetic-algorithm search for large instances, with its gap to the bound"},
-	{"search-validate", cmd_search_validate, "the GA against certified optima: share optimal, gaps, time to best"},
-	{"graph", cmd_graph, "model graphs: 'graph sp' prints the series-parallel tree"},
-	{"partition", cmd_partition, "cut a model graph into a DAG of pipeline stages (GraphPipe's DP)"},
-	{"plan", cmd_plan, "partition a graph, then schedule the stage DAG: 1F1B vs the GA"},
-	{"profile", cmd_profile, "per-operator costs of a model graph: cpu (OpenBLAS) or analytic"},
-	{"sweep", cmd_sweep, "batch runs over parameter grids: resumable, threads or MPI, summary table"},
-	{"exec", cmd_exec, "run a schedule on real tensors (threads) and check gradients, memory, time"},
-	{"families", cmd_families, "list the predefined families, or compare them on an instance"},
-	{"plot", cmd_plot, "SVG plots and the summary table of a sweep's results"},
+	{"simulate", cmd_simulate, "time and validate a schedule on an instance", false},
+	{"generate", cmd_generate, "build a predefined family's schedule for an instance", false},
+	{"convert", cmd_convert, "convert a schedule between json, torch-csv, trace, svg, ascii", false},
+	{"bound", cmd_bound, "lower bounds on an instance's objective", false},
+	{"solve", cmd_solve, "an optimal schedule with a certificate (MILP: CBC or GLPK)", true},
+	{"search", cmd_search, "a genetic-algorithm search for large instances, with its gap to the bound", true},
+	{"search-validate", cmd_search_validate, "the GA against certified optima: share optimal, gaps, time to best", false},
+	{"graph", cmd_graph, "model graphs: 'graph sp' prints the series-parallel tree", false},
+	{"partition", cmd_partition, "cut a model graph into a DAG of pipeline stages (GraphPipe's DP)", true},
+	{"plan", cmd_plan, "partition a graph, then schedule the stage DAG: 1F1B vs the GA", true},
+	{"profile", cmd_profile, "per-operator costs of a model graph: cpu (OpenBLAS) or analytic", true},
+	{"sweep", cmd_sweep, "batch runs over parameter grids: resumable, threads or MPI, summary table", true},
+	{"exec", cmd_exec, "run a schedule on real tensors (threads) and check gradients, memory, time", false},
+	{"families", cmd_families, "list the predefined families, or compare them on an instance", false},
+	{"plot", cmd_plot, "SVG plots and the summary table of a sweep's results", false},
 };
 
 #define NCOMMANDS (int)(sizeof commands / sizeof commands[0])
@@ -75,6 +78,17 @@ static void usage(FILE *f)
 	fprintf(f, "\n'pipeopt COMMAND --help' describes one command.\n");
 }
 
+/* A stoppable command catches SIGINT and SIGTERM: it ends with its best
+ * result so far (printed, and written with -o) and exits STOP_EXIT. */
+static int run_command(const struct command *c, int argc, char **argv)
+{
+	if (!c->stoppable)
+		return c->run(argc, argv);
+	stop_install();
+	int rc = c->run(argc, argv);
+	return stop_requested() ? STOP_EXIT : rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -106,7 +120,7 @@ int main(int argc, char **argv)
 	}
 	for (int i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(name, commands[i].name))
-			return commands[i].run(argc - 1, argv + 1);
+			return run_command(&commands[i], argc - 1, argv + 1);
 	char dym[128];
 	fprintf(stderr, "error: '%s' is not a pipeopt command%s (see 'pipeopt --help')\n", name,
 		opts_did_you_mean(opts_suggest_fn(name, command_at), dym, sizeof dym));

@@ -25,6 +25,7 @@
 #include "ga/operators.h"
 #include "ga/rng.h"
 #include "sched/bound.h"
+#include "common/stop.h"
 #include "common/clock.h"
 #include "sched/sim.h"
 
@@ -296,6 +297,8 @@ static const char *stop_reason(const struct search *s, long gen, double now)
 		return "target";
 	if (b <= s->bound || gap_of(b, s->bound) <= o->gap)
 		return "gap";
+	if (stop_requested())
+		return "interrupt";
 	if (o->time_limit > 0 && now >= o->time_limit)
 		return "time_limit";
 	if (o->generations > 0 && gen >= o->generations)

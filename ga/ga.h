@@ -92,7 +92,8 @@ struct ga_result {
 	double search_seconds;      /* the generations alone */
 	double time_to_best;        /* seconds from the start to the best */
 	double evals_per_second;    /* decodes per second during the generations */
-	const char *stopped_by;     /* "time_limit", "generations", "stall", "gap", "target" */
+	const char *stopped_by;     /* "time_limit", "generations", "stall", "gap", "target",
+	                               "interrupt" (common/stop.h) */
 	struct decode_stats repairs;
 	int nseeds;
 	struct ga_seed_report *seeds;   /* [nseeds] (owned) */

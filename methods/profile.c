@@ -26,4 +26,5 @@ const struct method method_profile = {
 	.opts = profile_opts,
 	.size = sizeof(struct profile_settings),
 	.on_graph = true,
+	.time_limit = "none",   /* timed sources: all runs; past it, the rest extrapolated */
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/stop.h"
 #include "formulate/formulation.h"
 #include "ga/ga.h"
 #include "solvers/solver.h"
@@ -91,6 +92,9 @@ enum status solve_with_ga_start(const struct instance *in, const struct solve_se
 	double t0 = clock_seconds();
 	struct schedule *ga = s->ga_start ? ga_start(in, o) : NULL;
 	struct exact_options x = *o;
+	/* the limit is the whole solve's, the GA start's time included */
+	if (x.time_limit > 0 && x.kill_at <= 0)
+		x.kill_at = stop_kill_at(t0, o->time_limit);
 	if (ga) {
 		x.start = ga;
 		x.start_name = "ga";

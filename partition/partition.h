@@ -81,6 +81,8 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 
 struct ilp_info {
 	bool certified;          /* every size solved to optimality and re-evaluated */
+	const char *stopped_by;  /* "interrupt" or "time_limit" when a size was cut
+	                            short or left unsolved; NULL otherwise */
 	int solves, columns, rows;
 	double seconds;
 };
@@ -88,8 +90,10 @@ struct ilp_info {
 /* The exact partitioner (partition_ilp.c): the MILP of
  * formulate/partition_milp.c at each micro-batch size, solved by `solver`
  * ("cbc" or "glpk") within time_limit seconds in all (each size an equal
- * share of what is left; <= 0: none); the shortest
- * iteration among sizes, like the DP. */
+ * share of what is left; <= 0: none; no solver child outlives the limit
+ * by more than half its allowance, common/stop.h); the shortest
+ * iteration among sizes, like the DP. An interrupt ends it with the best
+ * found so far. */
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *p,
 			  struct ilp_info *info, struct error *err);

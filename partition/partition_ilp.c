@@ -7,6 +7,7 @@
  */
 #include "partition/partition.h"
 #include "common/clock.h"
+#include "common/stop.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -80,16 +81,20 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 	bool any = false;
 	/* time_limit is for the whole partition: each size gets an equal share
 	 * of what is left, so time a size does not use goes to the next */
-	double deadline = time_limit > 0 ? clock_seconds() + time_limit : 0;
+	double t0 = clock_seconds();
+	double deadline = time_limit > 0 ? t0 + time_limit : 0;
+	double kill_at = time_limit > 0 ? stop_kill_at(t0, time_limit) : 0;
 	for (int i = 0; i < nsizes; i++) {
 		struct pmilp pm;
 		struct solver_result sr = {0};
 		double share = deadline > 0 ? (deadline - clock_seconds()) / (nsizes - i) : 0;
-		if (deadline > 0 && share < 1e-3) {
+		if (stop_requested() || (deadline > 0 && share < 1e-3)) {
 			info->certified = false;   /* sizes left unsolved */
+			info->stopped_by = stop_requested() ? "interrupt" : "time_limit";
 			break;
 		}
-		struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9};
+		struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9,
+					    .kill_at = kill_at};
 		struct partition p;
 		struct error why;
 		if (sizes[i] < 1 || g->batch % sizes[i] ||
@@ -104,8 +109,11 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		}
 		info->seconds += sr.seconds;
 		info->solves++;
-		if (sr.outcome != OUTCOME_OPTIMAL)
+		if (sr.outcome != OUTCOME_OPTIMAL) {
 			info->certified = false;
+			info->stopped_by = stop_requested() ? "interrupt" :
+					   sr.outcome == OUTCOME_TIME_LIMIT ? "time_limit" : info->stopped_by;
+		}
 		if (!sr.has_solution) {
 			solver_result_release(&sr);
 			pmilp_release(&pm);
@@ -130,6 +138,9 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 			partition_release(&p);
 		}
 	}
+	if (!any && info->stopped_by && !strcmp(info->stopped_by, "interrupt"))
+		return err_set(err, "graph '%s': interrupted before the MILP found a partition",
+			       g->name);
 	if (!any)
 		return err_set(err, "graph '%s': no partition onto %d devices found by the MILP (memory too tight, or the time limit)",
 			       g->name, o->devices);

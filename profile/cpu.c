@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/stop.h"
 #include "ops/cpu_kernels.h"
 #include "profile/source.h"
 
@@ -253,15 +254,20 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median microseconds of `repeats` runs after `warmup`. */
+/* Median microseconds of `repeats` runs after `warmup`; after an
+ * interrupt (common/stop.h), of the runs made (at least one). */
 static double time_phase(struct kern *k, enum phase ph, int warmup, int repeats)
 {
 	double t[64];
 	if (repeats > 64)
 		repeats = 64;
-	for (int i = 0; i < warmup; i++)
+	for (int i = 0; i < warmup && !stop_requested(); i++)
 		run_phase(k, ph);
 	for (int i = 0; i < repeats; i++) {
+		if (i > 0 && stop_requested()) {
+			repeats = i;
+			break;
+		}
 		double t0 = clock_seconds();
 		run_phase(k, ph);
 		t[i] = (clock_seconds() - t0) * 1e6;

@@ -32,6 +32,8 @@ struct profile_options {
 	const char *device;      /* for a source that takes one: analytic: "h200", "a100", "v100" */
 	int warmup, repeats;     /* timed sources: runs before measuring; runs measured */
 	double max_seconds;      /* timed sources: one run slower than this stops larger sizes */
+	double time_limit;       /* timed sources: wall seconds for all runs (0: none);
+	                            past it (or on an interrupt) nothing more is run */
 	int nsizes;              /* sizes to profile (0: the graph's) */
 	const int *sizes;
 };
@@ -91,7 +93,10 @@ enum status profile_cuda(const struct graph *g, int v, int q, const struct profi
 
 /* Profile every operator at every size into a cost table (new reference)
  * with the source o->source names (an unknown one is an error listing the
- * registry's names), after its prepare. */
+ * registry's names), after its prepare. A timed run cut short by
+ * o->time_limit or an interrupt (common/stop.h) is still a table: it says
+ * "stopped_by" and "complete" (false when an operator has no measurement
+ * at all; its costs are then null, which the cost-table reader refuses). */
 enum status profile_graph(const struct graph *g, const struct profile_options *o,
 			  json_t **table, struct error *err);
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/stop.h"
 #include "sched/bound.h"
 #include "sched/ready.h"
 
@@ -74,8 +75,9 @@ static bool out_of_time(struct bnb *s)
 {
 	if (s->o->node_limit > 0 && s->nodes >= s->o->node_limit)
 		s->stopped = true;
-	if (!s->stopped && s->o->time_limit > 0 && (s->nodes & 1023) == 0 &&
-	    clock_seconds() - s->t0 > s->o->time_limit)
+	if (!s->stopped && (s->nodes & 1023) == 0 &&
+	    (stop_requested() ||
+	     (s->o->time_limit > 0 && clock_seconds() - s->t0 > s->o->time_limit)))
 		s->stopped = true;
 	return s->stopped;
 }

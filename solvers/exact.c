@@ -23,6 +23,7 @@
 #include "formulate/schedule_milp.h"
 #include "sched/bound.h"
 #include "common/clock.h"
+#include "common/stop.h"
 #include "sched/family.h"
 #include "sched/sim.h"
 #include "solvers/backend.h"
@@ -147,6 +148,7 @@ struct exact_run {
 	const struct sched_milp *sm;
 	const double *start;              /* [ncols] MIP start, or NULL */
 	double time_limit;                /* seconds for the pass; 0: none */
+	double kill_at;                   /* no solver child past this; 0: none */
 	/* the model to export (--write-lp, --write-mps): the pass that proved
 	 * the optimum, else the last one */
 	struct sched_milp *kept;
@@ -197,6 +199,11 @@ static enum status run_backend(const struct exact_run *x, const struct solver_ba
 		.time_limit = x->time_limit, .threads = o->threads > 0 ? o->threads : 1,
 		.abs_gap = 0.999, .start = x->start, .verbose = o->verbose,
 		.progress = o->progress, .progress_ctx = o->progress_ctx};
+	/* killed at the pass's own allowance or the solve's, whichever first */
+	if (x->time_limit > 0)
+		so.kill_at = stop_kill_at(clock_seconds(), x->time_limit);
+	if (x->kill_at > 0 && (so.kill_at <= 0 || x->kill_at < so.kill_at))
+		so.kill_at = x->kill_at;
 	memset(a, 0, sizeof *a);
 	if (solver_solve_isolated(b, x->sm->milp, &so, &a->res, x->err))
 		return STATUS_ERROR;
@@ -348,6 +355,16 @@ static double remaining(const struct exact_run *x)
 	return left < 0.05 ? 0.05 : left;
 }
 
+/* Whether another pass may start: not after an interrupt, nor with less
+ * than a tenth of a second of the limit left. */
+static bool may_start_pass(const struct exact_run *x)
+{
+	if (stop_requested())
+		return false;
+	return x->o->time_limit <= 0 ||
+	       x->o->time_limit - (clock_seconds() - x->t0) >= 0.1;
+}
+
 /* The formulation the caller named, or NULL for the automatic choice;
  * an unknown name is an error that lists the known ones. */
 static enum status chosen_formulation(const struct exact_run *x,
@@ -382,7 +399,7 @@ static enum status milp_auto(struct exact_run *x)
 	assert(dj && ti && ti->size);
 	double share = x->o->time_limit > 0 ? remaining(x) / 3 : 0;
 	enum status st = milp_pass(x, dj, share);
-	if (!st && r->bound < r->objective) {
+	if (!st && r->bound < r->objective && may_start_pass(x)) {
 		long size = ti->size(x->g, exact_horizon(x->in, r->objective));
 		const struct formulation *next = size > 0 && size <= AUTO_TIME_INDEXED_MAX ?
 			ti : dj;
@@ -406,7 +423,8 @@ static enum status solve_milp(struct exact_run *x)
 	if (!g)
 		return STATUS_ERROR;
 	x->g = g;
-	enum status st = form ? milp_pass(x, form, remaining(x)) : milp_auto(x);
+	enum status st = !may_start_pass(x) ? STATUS_OK :
+			 form ? milp_pass(x, form, remaining(x)) : milp_auto(x);
 	enum status ex = export_kept(x);   /* after the passes: the deciding model */
 	if (!st)
 		st = ex;
@@ -499,7 +517,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		/* the exact search proved it */
 	} else {
 		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,
-				      .t0 = t0};
+				      .t0 = t0, .kill_at = o->kill_at > 0 ? o->kill_at :
+				      o->time_limit > 0 ? stop_kill_at(t0, o->time_limit) : 0};
 		st = solve_milp(&x);
 	}
 	sim_free(sim);
@@ -517,6 +536,10 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else {
 		r->status = r->solver_outcome && !strcmp(r->solver_outcome, "time_limit") ?
 			"time_limit" : "feasible";
+		r->stopped_by = stop_requested() ? "interrupt" :
+				o->time_limit > 0 ? "time_limit" : NULL;
+		if (stop_requested())
+			r->status = "feasible";   /* a schedule, not a verdict */
 	}
 	r->gap = verdict_gap((double)r->objective, (double)r->bound);
 	r->seconds = clock_seconds() - t0;

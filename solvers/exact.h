@@ -24,6 +24,9 @@ struct exact_options {
 	const char *formulation;            /* a registry name (formulation.h), or
 	                                       NULL or "auto": the automatic choice */
 	double time_limit;                  /* seconds for the whole solve; <= 0: none */
+	double kill_at;                     /* monotonic time (clock.h) past which no
+	                                       solver child runs; 0: the limit plus
+	                                       half its allowance (common/stop.h) */
 	int threads;
 	bool cross_check;                   /* also solve with the other backend */
 	const struct schedule *start;       /* an extra candidate schedule, or NULL */
@@ -42,6 +45,8 @@ struct exact_options {
 
 struct exact_result {
 	const char *status;          /* "optimal", "feasible", "time_limit" */
+	const char *stopped_by;      /* when not proven: "interrupt" (common/stop.h)
+	                                or "time_limit"; NULL when proven */
 	bool certified;
 	const char *certified_by;    /* "bound", "solver", "search" (bnb.h), or NULL */
 	struct schedule *schedule;   /* the best schedule found (owned) */

@@ -3,9 +3,16 @@
  * (two solves in one process can corrupt each other), can crash when its
  * time limit strikes during preprocessing (CglPreProcess::postProcess),
  * and does not interrupt its initial LP at the time limit. A child process
- * contains all three: the parent waits at most the time limit plus a
- * grace period, then kills the child and reports the time limit; a crash
- * becomes an error message instead of taking pipeopt down.
+ * contains all three: the parent waits at most until o->kill_at (the time
+ * limit plus half the command's allowance, common/stop.h), then kills the
+ * child and reports the time limit; a crash becomes an error message
+ * instead of taking pipeopt down.
+ *
+ * An interrupt (stop_requested) is passed on to the child as SIGINT (CBC
+ * then stops its search and answers with its incumbent); the parent waits
+ * STOP_ANSWER seconds more for that answer, then kills the child. The
+ * wait polls in slices of POLL_SLICE so that it sees the flag whichever
+ * thread took the signal.
  *
  * The child writes its result through a pipe: a fixed header, then the
  * solution vector.
@@ -13,6 +20,7 @@
 #include "solvers/backend.h"
 
 #include "common/clock.h"
+#include "common/stop.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,6 +31,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#define POLL_SLICE 0.1    /* seconds between looks at the stop flag */
+#define STOP_ANSWER 0.5   /* seconds the child has to answer an interrupt */
 
 struct wire {
 	int status;           /* enum status of the solve call */
@@ -73,20 +84,45 @@ static void child(int fd, const struct solver_backend *b, const struct milp *m,
 	_exit(ok ? 0 : 3);
 }
 
+/* The child being waited for, and the deadline, which an interrupt
+ * brings forward to STOP_ANSWER from when it is seen. */
+struct waiting {
+	pid_t pid;
+	double deadline;
+	bool interrupted;
+};
+
+/* Pass an interrupt on to the child, once. */
+static void pass_interrupt(struct waiting *w)
+{
+	if (w->interrupted || !stop_requested())
+		return;
+	w->interrupted = true;
+	kill(w->pid, SIGINT);
+	double t = clock_seconds() + STOP_ANSWER;
+	if (t < w->deadline)
+		w->deadline = t;
+}
+
 /* Read exactly len bytes before the deadline; false on timeout/EOF. */
-static bool read_until(int fd, void *buf, size_t len, double deadline)
+static bool read_until(int fd, void *buf, size_t len, struct waiting *w)
 {
 	char *p = buf;
 	while (len > 0) {
-		double left = deadline - clock_seconds();
+		pass_interrupt(w);
+		double left = w->deadline - clock_seconds();
 		if (left <= 0)
 			return false;
+		if (left > POLL_SLICE)
+			left = POLL_SLICE;
 		struct pollfd pfd = {fd, POLLIN, 0};
 		int rc = poll(&pfd, 1, (int)(left * 1000) + 1);
 		if (rc < 0 && errno == EINTR)
 			continue;
-		if (rc <= 0)
+		if (rc < 0)
 			return false;
+		if (rc == 0)
+			continue;
 		ssize_t n = read(fd, p, len);
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -120,14 +156,15 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 		child(fds[1], b, m, o);
 	}
 	close(fds[1]);
-	/* the solver's own limit first; then a grace period for it to stop */
-	double grace = o->time_limit > 0 ? 2.0 + 0.1 * o->time_limit : 0;
-	double deadline = o->time_limit > 0 ? t0 + o->time_limit + grace : INFINITY;
+	/* the solver's own limit first; then the kill */
+	struct waiting wait = {pid, o->kill_at > 0 ? o->kill_at :
+				    o->time_limit > 0 ? stop_kill_at(t0, o->time_limit) : INFINITY,
+			       false};
 	struct wire w;
-	bool got = read_until(fds[0], &w, sizeof w, deadline);
+	bool got = read_until(fds[0], &w, sizeof w, &wait);
 	if (got && w.has_solution) {
 		r->x = malloc(m->ncols * sizeof(double));
-		got = r->x && read_until(fds[0], r->x, m->ncols * sizeof(double), deadline);
+		got = r->x && read_until(fds[0], r->x, m->ncols * sizeof(double), &wait);
 	}
 	close(fds[0]);
 	int wstatus = 0;
@@ -139,10 +176,11 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 	if (!got) {
 		free(r->x);
 		r->x = NULL;
-		if (clock_seconds() >= deadline) {
-			r->outcome = OUTCOME_TIME_LIMIT;
+		if (clock_seconds() >= wait.deadline) {
+			/* stopped at the limit or by the interrupt, nothing known */
+			r->outcome = wait.interrupted ? OUTCOME_NO_SOLUTION : OUTCOME_TIME_LIMIT;
 			r->bound = -INFINITY;
-			return STATUS_OK;   /* stopped at the limit, nothing known */
+			return STATUS_OK;
 		}
 		if (WIFSIGNALED(wstatus))
 			return err_set(err, "%s crashed (signal %d) while solving", b->name,

@@ -27,6 +27,9 @@ struct solver_options {
 	double abs_gap;           /* or obj - bound <= this (e.g. 0.999 for integer
 	                             objectives); 0 = none */
 	const double *start;      /* [ncols] a feasible point (MIP start), or NULL */
+	double kill_at;           /* isolated solves: the monotonic time (clock.h)
+	                             at which the child is killed; 0: the limit
+	                             plus half its allowance (common/stop.h) */
 	bool verbose;             /* solver log on stderr; silent by default */
 	/* Called now and then with the incumbent (or NAN) and the bound. */
 	void (*progress)(void *ctx, double incumbent, double bound);
@@ -48,9 +51,11 @@ void solver_result_release(struct solver_result *r);   /* frees x */
 struct solver_backend;   /* a backend (backend.h), from the registry below */
 
 /* Run b->solve in a child process (isolate.c): a crash or a solver that
- * overruns its time limit (killed after a grace period: outcome
- * time_limit, nothing known) cannot take the caller down, and solves in
- * different threads cannot share solver state. */
+ * overruns its time limit (killed at o->kill_at: outcome time_limit,
+ * nothing known) cannot take the caller down, and solves in different
+ * threads cannot share solver state. On an interrupt (common/stop.h) the
+ * child gets SIGINT and half a second to answer with what it has; then it
+ * is killed. */
 enum status solver_solve_isolated(const struct solver_backend *b,
 				  const struct milp *m,
 				  const struct solver_options *o,

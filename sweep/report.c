@@ -229,7 +229,55 @@ static json_t *mean_or_null(double sum, int n)
 	return n > 0 ? json_real(sum / n) : json_null();
 }
 
-json_t *report_summary(const json_t *rows)
+/*
+ * Rows of one method name but different settings (a spec edited between
+ * runs into one results file: the digests in the keys keep both) are told
+ * apart: their method becomes "NAME@DIGEST" (the settings digest's first
+ * six hex digits). Rows of a name with one settings digest keep the name.
+ * A new array of shallow copies (the rows' values are shared).
+ */
+static json_t *summarise(const json_t *rows);
+
+static json_t *label_settings(const json_t *rows)
+{
+	json_t *digests = json_object();   /* name -> {digest: true} */
+	size_t i;
+	json_t *row;
+	json_array_foreach(rows, i, row) {
+		const char *d = json_string_value(json_object_get(row, "settings_digest"));
+		const char *name = row_method(row);
+		if (!d)
+			continue;
+		json_t *set = json_object_get(digests, name);
+		if (!set)
+			json_object_set_new(digests, name, set = json_object());
+		json_object_set_new(set, d, json_true());
+	}
+	json_t *out = json_array();
+	json_array_foreach(rows, i, row) {
+		const char *d = json_string_value(json_object_get(row, "settings_digest"));
+		const char *name = row_method(row);
+		json_t *copy = json_copy((json_t *)row);
+		if (d && json_object_size(json_object_get(digests, name)) > 1) {
+			char label[160];
+			snprintf(label, sizeof label, "%s@%.6s", name, d);
+			json_object_set_new(copy, "method", json_string(label));
+		}
+		json_array_append_new(out, copy);
+	}
+	json_decref(digests);
+	return out;
+}
+
+json_t *report_summary(const json_t *given)
+{
+	json_t *rows = label_settings(given);
+	json_t *summary = summarise(rows);
+	json_decref(rows);
+	return summary;
+}
+
+static json_t *summarise(const json_t *rows)
 {
 	size_t nrows = json_array_size(rows);
 	struct method_sum *m = calloc(nrows ? nrows : 1, sizeof *m);
@@ -895,7 +943,20 @@ static enum status remove_stale(const char *dir, const char *name, struct error 
 	return STATUS_OK;
 }
 
-enum status report_plots(const json_t *rows, const char *dir, const char *x, const char *y,
+static enum status plots(const json_t *rows, const char *dir, const char *x, const char *y,
+			 json_t *written, struct error *err);
+
+enum status report_plots(const json_t *given, const char *dir, const char *x, const char *y,
+			 json_t *written, struct error *err)
+{
+	json_t *rows = label_settings(given);
+	enum status st = rows ? plots(rows, dir, x, y, written, err)
+			      : err_set(err, "plots '%s': out of memory", dir);
+	json_decref(rows);
+	return st;
+}
+
+static enum status plots(const json_t *rows, const char *dir, const char *x, const char *y,
 			 json_t *written, struct error *err)
 {
 	if (!y)

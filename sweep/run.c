@@ -20,10 +20,11 @@
 static json_t *row_new(const struct sweep_spec *s, const struct sweep_task *t)
 {
 	const struct sweep_method *m = &s->methods[t->method];
-	return json_pack("{s:s,s:s,s:i,s:i,s:O,s:n,s:s,s:s,s:O,s:o,s:s,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:b,s:n,s:f,s:n,s:n,s:s}",
+	return json_pack("{s:s,s:s,s:i,s:i,s:O,s:n,s:s,s:s,s:O,s:s,s:s,s:o,s:s,s:n,s:n,s:n,s:n,s:n,s:n,s:n,s:b,s:n,s:f,s:n,s:n,s:s}",
 		"key", t->key, "sweep", s->name, "point", t->point, "rep", t->rep,
 		"params", s->points[t->point].params, "instance", "method", m->name,
 		"kind", m->method->name, "settings", m->settings_json,
+		"settings_digest", m->digest, "input_digest", s->points[t->point].digest,
 		"seed", t->has_seed ? json_integer((json_int_t)t->seed) : json_null(),
 		"status", "error", "objective", "makespan", "span", "bubble_ratio", "lower_bound",
 		"bound", "gap", "certified", false, "certified_by", "seconds", 0.0, "solver",

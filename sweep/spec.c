@@ -10,6 +10,7 @@
 
 #include "sched/family.h"
 #include "common/fileio.h"
+#include "common/sha256.h"
 #include "common/json_read.h"
 #include "sched/instance.h"
 #include "methods/method.h"
@@ -127,6 +128,26 @@ static const char *sweep_method_at(int i)
 	return NULL;
 }
 
+/* The first SWEEP_DIGEST hex digits of the SHA-256 of len bytes. */
+static void digest_bytes(const void *data, size_t len, char out[SWEEP_DIGEST + 1])
+{
+	char hex[65];
+	sha256_hex(data, len, hex);
+	memcpy(out, hex, SWEEP_DIGEST);
+	out[SWEEP_DIGEST] = 0;
+}
+
+/* Of a JSON value's compact, key-sorted text; nonzero when out of memory. */
+static int digest_json(const json_t *v, char out[SWEEP_DIGEST + 1])
+{
+	char *text = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	if (!text)
+		return 1;
+	digest_bytes(text, strlen(text), out);
+	free(text);
+	return 0;
+}
+
 /* The method entry's one key that names a registered method. */
 static enum status method_of(const struct ctx *c, const char *key, json_t *o,
 			     const struct method **out)
@@ -211,6 +232,8 @@ static enum status parse_method(const struct ctx *c, json_t *o, int i, struct sw
 		return fail(c, key, "out of memory");
 	if (seeded)
 		json_object_del(m->settings_json, "seed");
+	if (digest_json(m->settings_json, m->digest))
+		return fail(c, key, "out of memory");
 	return STATUS_OK;
 }
 
@@ -256,6 +279,22 @@ static bool set_dotted(json_t *obj, const char *key, json_t *value)
 		key = dot + 1;
 	}
 	return *key && !json_object_set(obj, key, value);
+}
+
+/* What the point runs on, as a digest: the instance text (after the grid's
+ * values), or the graph file's bytes, so an edited file runs again. */
+static enum status point_digest(const struct ctx *c, struct sweep_point *p)
+{
+	if (p->instance) {
+		digest_bytes(p->instance, strlen(p->instance), p->digest);
+		return STATUS_OK;
+	}
+	char *text;
+	if (file_slurp(p->graph, "graph", &text, c->err))
+		return STATUS_ERROR;
+	digest_bytes(text, strlen(text), p->digest);
+	free(text);
+	return STATUS_OK;
 }
 
 static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *params,
@@ -306,7 +345,7 @@ static enum status add_point(const struct ctx *c, struct sweep_spec *s, json_t *
 	}
 	if (!(p->key = json_dumps(p->params, JSON_COMPACT | JSON_SORT_KEYS)))
 		return fail(c, "instances", "out of memory");
-	return STATUS_OK;
+	return point_digest(c, p);
 }
 
 /* Tasks per point: repetitions x (one per method, one per seed of a
@@ -528,10 +567,14 @@ static enum status make_tasks(const struct ctx *c, struct sweep_spec *s)
 					t->rep = r;
 					t->has_seed = me->nseeds > 0;
 					t->seed = t->has_seed ? me->seeds[k] : 0;
+					/* the digests: a changed setting or input is a new task */
 					if (t->has_seed)
-						snprintf(tail, sizeof tail, "|%d|%llu", r, (unsigned long long)t->seed);
+						snprintf(tail, sizeof tail, "|%d|%llu|%s-%s", r,
+							 (unsigned long long)t->seed, me->digest,
+							 s->points[p].digest);
 					else
-						snprintf(tail, sizeof tail, "|%d", r);
+						snprintf(tail, sizeof tail, "|%d|%s-%s", r, me->digest,
+							 s->points[p].digest);
 					size_t len = strlen(s->points[p].key) + strlen(me->name) + strlen(tail) + 2;
 					if (!(t->key = malloc(len)))
 						return fail(c, "instances", "out of memory");

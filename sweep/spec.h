@@ -19,12 +19,17 @@
 
 /* A method of the spec: a registered method (methods/method.h) with the
  * settings its option table read from the spec. */
+/* Hex digits of a SHA-256 kept in task keys: 48 bits, so two different
+ * settings of one method in one results file collide with odds ~1e-14. */
+#define SWEEP_DIGEST 12
+
 struct sweep_method {
 	char *name;
 	const struct method *method;
 	void *settings;          /* the method's settings struct (owned) */
 	json_t *obj;             /* the spec's settings object; settings borrow its strings */
 	json_t *settings_json;   /* every setting, defaults included: recorded in each row */
+	char digest[SWEEP_DIGEST + 1];   /* of settings_json (sorted, compact): in the task keys */
 	struct run_opts run;     /* time limit (capped by the spec's), threads 1 */
 	int nseeds;              /* search: one task per seed; 0 for other methods */
 	uint64_t *seeds;
@@ -36,13 +41,14 @@ struct sweep_point {
 	char *instance;          /* instance JSON text, or NULL for a graph point */
 	char *graph;             /* graph path (resolved), or NULL */
 	int devices;             /* graph points */
+	char digest[SWEEP_DIGEST + 1];   /* of the instance text, or of the graph file */
 };
 
 struct sweep_task {
 	int point, method, rep;
 	bool has_seed;
 	uint64_t seed;
-	char *key;               /* POINTKEY|METHOD|REP[|SEED] */
+	char *key;               /* POINTKEY|METHOD|REP[|SEED]|SETTINGS-INSTANCE (digests) */
 };
 
 struct sweep_spec {

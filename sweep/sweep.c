@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/mpi.h"
+#include "common/stop.h"
 #include "sweep/results.h"
 #include "sweep/run.h"
 
@@ -37,11 +38,17 @@ static void *worker(void *arg)
 	struct shared *sh = arg;
 	for (;;) {
 		pthread_mutex_lock(&sh->mu);
-		int i = sh->stop ? sh->npending : sh->next++;
+		int i = sh->stop || stop_requested() ? sh->npending : sh->next++;
 		pthread_mutex_unlock(&sh->mu);
 		if (i >= sh->npending)
 			break;
 		json_t *row = sweep_run_task(sh->s, &sh->s->tasks[sh->pending[i]]);
+		/* A task running when the interrupt came was cut short (its
+		 * method stops early): not kept, so a rerun runs it again. */
+		if (stop_requested()) {
+			json_decref(row);
+			break;
+		}
 		pthread_mutex_lock(&sh->mu);
 		if (sh->nready == sh->cap) {
 			int cap = sh->cap ? 2 * sh->cap : 64;

@@ -32,6 +32,26 @@
 #include "methods/settings.h"
 #include "sweep/spec.h"
 #include "sweep/sweep.h"
+#include "common/sha256.h"
+
+
+/* The digests a task key ends with, computed here from the task's parts:
+ * "|" SHA-256(settings, compact sorted JSON)[:12] "-" SHA-256(instance
+ * text)[:12] (sweep/README.md). */
+static void key_digests(const struct sweep_spec *s, const struct sweep_task *t, char *out,
+			size_t n)
+{
+	char a[65], b[65];
+	char *text = json_dumps(s->methods[t->method].settings_json,
+				JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+	assert_non_null(text);
+	sha256_hex(text, strlen(text), a);
+	free(text);
+	const char *in = s->points[t->point].instance;
+	assert_non_null(in);
+	sha256_hex(in, strlen(in), b);
+	snprintf(out, n, "|%.12s-%.12s", a, b);
+}
 
 static char tmpdir[PATH_MAX];
 
@@ -197,13 +217,15 @@ static void test_grid_order(void **state)
 		assert_in_range(t->method, 0, 2);
 		assert_int_equal(t->rep, 0);
 		assert_int_equal(t->has_seed, t->method == 2);
-		char key[256];
+		char key[512], dig[40];
+		key_digests(s, t, dig, sizeof dig);
 		if (t->has_seed) {
 			assert_in_range(t->seed, 1, 3);
-			snprintf(key, sizeof key, "%s|ga|0|%d", s->points[t->point].key, (int)t->seed);
+			snprintf(key, sizeof key, "%s|ga|0|%d%s", s->points[t->point].key, (int)t->seed,
+				 dig);
 		} else {
-			snprintf(key, sizeof key, "%s|%s|0", s->points[t->point].key,
-				 t->method ? "exact" : "1f1b");
+			snprintf(key, sizeof key, "%s|%s|0%s", s->points[t->point].key,
+				 t->method ? "exact" : "1f1b", dig);
 		}
 		assert_string_equal(t->key, key);
 		count[t->point][t->method]++;
@@ -232,10 +254,10 @@ static void test_grid_order(void **state)
 	assert_int_equal(s->ntasks, 2 * 12 * 5);
 	assert_keys_unique(s);
 	char key[256];
-	snprintf(key, sizeof key, "%s|ga|1|3", s->points[11].key);
+	snprintf(key, sizeof key, "%s|ga|1|3|", s->points[11].key);   /* then the digests */
 	bool found = false;
 	for (int i = 0; i < s->ntasks; i++)
-		found |= !strcmp(s->tasks[i].key, key);
+		found |= !strncmp(s->tasks[i].key, key, strlen(key));
 	if (!found)
 		fail_msg("no task '%s'", key);
 	sweep_spec_free(s);
@@ -276,7 +298,10 @@ static void test_grid_dotted_keys(void **state)
 	assert_int_equal(s->npoints, 1);
 	assert_int_equal(s->ntasks, 1);
 	assert_string_equal(s->points[0].key, "{\"devices\":2,\"microbatches\":2,\"stages\":2}");
-	assert_string_equal(s->tasks[0].key, "{\"devices\":2,\"microbatches\":2,\"stages\":2}|a|0");
+	char dig[40], key0[200];
+	key_digests(s, &s->tasks[0], dig, sizeof dig);
+	snprintf(key0, sizeof key0, "{\"devices\":2,\"microbatches\":2,\"stages\":2}|a|0%s", dig);
+	assert_string_equal(s->tasks[0].key, key0);
 	sweep_spec_free(s);
 }
 

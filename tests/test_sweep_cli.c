@@ -99,9 +99,20 @@ static json_t *rows_by_key(const char *path, const char *const *want, int n)
 		json_t *row = json_loadb(at, nl - at, 0, &je);
 		if (!json_is_object(row))
 			fail_msg("'%s' line %d is not a JSON object: %.*s", path, line, (int)(nl - at), at);
-		const char *k = json_string_value(json_object_get(row, "key"));
-		if (!k)
+		const char *full = json_string_value(json_object_get(row, "key"));
+		if (!full)
 			fail_msg("'%s' line %d has no key", path, line);
+		/* the key ends in |SETTINGS-INPUT, the row's two digests */
+		char k[1024], tail[64];
+		snprintf(tail, sizeof tail, "|%s-%s",
+			 json_string_value(json_object_get(row, "settings_digest")) ?: "?",
+			 json_string_value(json_object_get(row, "input_digest")) ?: "?");
+		size_t lf = strlen(full), lt = strlen(tail);
+		if (lt != 26 || lf <= lt || strcmp(full + lf - lt, tail) || lf - lt >= sizeof k)
+			fail_msg("'%s' line %d: key '%s' does not end in its digests '%s'", path, line,
+				 full, tail);
+		memcpy(k, full, lf - lt);
+		k[lf - lt] = 0;
 		if (json_object_get(by, k))
 			fail_msg("'%s': key '%s' twice (second on line %d)", path, k, line);
 		json_object_set_new(by, k, row);
