@@ -184,6 +184,8 @@ struct search {
 	int nseeds, nplaced;
 	long since_restart;              /* generations since the last improvement or restart */
 	double t0, t_best, mu;
+	double last_generation;      /* seconds the last generation took */
+	double decode_seconds;       /* one decode, as measured on the seeds */
 	long stall;
 	int64_t bound;
 };
@@ -299,7 +301,8 @@ static const char *stop_reason(const struct search *s, long gen, double now)
 		return "gap";
 	if (stop_requested())
 		return "interrupt";
-	if (o->time_limit > 0 && now >= o->time_limit)
+	/* a generation starts only if, as long as the last one, it ends in time */
+	if (o->time_limit > 0 && now + s->last_generation >= o->time_limit)
 		return "time_limit";
 	if (o->generations > 0 && gen >= o->generations)
 		return "generations";
@@ -346,6 +349,7 @@ static int place_seeds(struct search *s, struct ga_seed *seeds, int n,
 	struct individual *dec = calloc(n, sizeof *dec);
 	gene_t *genes = malloc((size_t)n * s->lay.n * sizeof *genes);
 	int ok = 0, placed = 0;
+	double t0 = clock_seconds();
 	r->best_seed = INT64_MAX;
 	for (int i = 0; i < n; i++) {
 		simulate_seed(sim, &seeds[i], &r->seeds[i], r);
@@ -360,6 +364,8 @@ static int place_seeds(struct search *s, struct ga_seed *seeds, int n,
 		r->seeds[i].decoded = x->fit.objective;
 		ok += x->fit.objective != INT64_MAX;
 	}
+	/* a simulation and a decode per seed cost about the same */
+	s->decode_seconds = (clock_seconds() - t0) / (2.0 * (n > 0 ? n : 1));
 	sort_pop = dec;
 	int *order = malloc((ok ? ok : 1) * sizeof *order);
 	for (int i = 0; order && i < ok; i++)
@@ -396,10 +402,15 @@ static void mutant(struct search *s, int i, const struct individual *x)
  * Random walks only while genomes are small: on large ones they are far
  * from anything good and need thousands of repairs each.
  */
+static int fresh_places(const struct search *s, int from);
+
 static void renew(struct search *s, int from)
 {
 	bool walks = s->lay.n <= RANDOM_WALK_MAX_OPS;
-	for (int i = from, t = 0; i < s->P; i++, t++) {
+	int end = from + fresh_places(s, from);
+	for (int i = end; i < s->P; i++)   /* no time to decode more: seeds again */
+		copy_individual(s, &s->pop[i], &s->seeds[i % s->nplaced]);
+	for (int i = from, t = 0; i < end; i++, t++) {
 		int how = walks ? t % 3 : 1 + t % 2;
 		if (how == 2 && s->best.fit.objective == INT64_MAX)
 			how = 1;
@@ -412,10 +423,27 @@ static void renew(struct search *s, int from)
 			mutant(s, i, &s->best);
 		}
 	}
-	pool_decode(&s->pool, s->pop + from, s->P - from);
-	for (int i = from; i < s->P; i++)
+	pool_decode(&s->pool, s->pop + from, end - from);
+	for (int i = from; i < end; i++)
 		if (s->pop[i].fit.objective == INT64_MAX)   /* infeasible: a seed again */
 			copy_individual(s, &s->pop[i], &s->seeds[i % s->nplaced]);
+}
+
+/*
+ * How many of places from..P-1 renew() fills afresh: all, unless the time
+ * limit leaves room for fewer decodes (at decode_seconds each, on every
+ * thread); the rest become copies of seeds, which need no decoding. So
+ * the first generation on a huge instance fits the limit (the seeding is
+ * inside it, common/stop.h).
+ */
+static int fresh_places(const struct search *s, int from)
+{
+	int n = s->P - from;
+	if (s->o->time_limit <= 0 || s->decode_seconds <= 0)
+		return n;
+	double left = s->o->time_limit - (clock_seconds() - s->t0);
+	double fit = left > 0 ? left * s->o->threads / s->decode_seconds : 0;
+	return fit < n ? (int)fit : n;
 }
 
 /* Keep the decoded seeds, best first, for renew(). */
@@ -572,6 +600,7 @@ static void evolve(struct search *s, struct ga_result *r)
 	double start = clock_seconds(), last_report = -1;
 	const char *why;
 	while (!(why = stop_reason(s, gen, clock_seconds() - s->t0))) {
+		double g0 = clock_seconds();
 		if (generation(s)) {
 			s->stall = s->since_restart = 0;
 			s->mu = 1;
@@ -584,6 +613,7 @@ static void evolve(struct search *s, struct ga_result *r)
 		}
 		gen++;
 		evals += s->P - s->E;
+		s->last_generation = clock_seconds() - g0;
 		double now = clock_seconds() - s->t0;
 		if (now - last_report >= 1.0) {
 			report_progress(s, gen, evals, now);

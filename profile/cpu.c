@@ -254,17 +254,24 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median microseconds of `repeats` runs after `warmup`; after an
- * interrupt (common/stop.h), of the runs made (at least one). */
-static double time_phase(struct kern *k, enum phase ph, int warmup, int repeats)
+/* Whether to end the runs early: an interrupt (common/stop.h) or the
+ * profile's deadline. */
+static bool cut_short(double deadline)
+{
+	return stop_requested() || (deadline > 0 && clock_seconds() >= deadline);
+}
+
+/* Median microseconds of `repeats` runs after `warmup`; cut short (above),
+ * of the runs made (at least one). */
+static double time_phase(struct kern *k, enum phase ph, int warmup, int repeats, double deadline)
 {
 	double t[64];
 	if (repeats > 64)
 		repeats = 64;
-	for (int i = 0; i < warmup && !stop_requested(); i++)
+	for (int i = 0; i < warmup && !cut_short(deadline); i++)
 		run_phase(k, ph);
 	for (int i = 0; i < repeats; i++) {
-		if (i > 0 && stop_requested()) {
+		if (i > 0 && cut_short(deadline)) {
 			repeats = i;
 			break;
 		}
@@ -287,9 +294,9 @@ enum status profile_cpu(const struct graph *g, int v, int q, const struct profil
 		return err_set(err, "graph '%s': operator '%s': out of memory for its buffers at %d samples",
 			       g->name, g->ops[v].name, q);
 	}
-	c->fwd = time_phase(&k, FWD, o->warmup, o->repeats);
-	c->bwd = time_phase(&k, BWD, o->warmup, o->repeats);
-	c->wgrad = time_phase(&k, WGRAD, o->warmup, o->repeats);
+	c->fwd = time_phase(&k, FWD, o->warmup, o->repeats, o->deadline);
+	c->bwd = time_phase(&k, BWD, o->warmup, o->repeats, o->deadline);
+	c->wgrad = time_phase(&k, WGRAD, o->warmup, o->repeats, o->deadline);
 	c->measured = true;
 	bufs_release(&k.b);
 	return STATUS_OK;

@@ -43,10 +43,12 @@ static const char *cut_reason(const struct profile_options *o, double t0)
  * measurement at all when the run is cut stays unknown.
  */
 static enum status measure(const struct cost_source *src, const struct graph *g,
-			   const struct profile_options *o, const int *sizes, struct grid *gr,
+			   const struct profile_options *given, const int *sizes, struct grid *gr,
 			   const char **cut, struct error *err)
 {
 	double t0 = clock_seconds();
+	struct profile_options limited = *given, *o = &limited;
+	limited.deadline = given->time_limit > 0 ? t0 + given->time_limit : 0;
 	*cut = NULL;
 	for (int i = 0; i < gr->n; i++)
 		for (int v = 0; v < gr->nops; v++) {

@@ -34,6 +34,9 @@ struct profile_options {
 	double max_seconds;      /* timed sources: one run slower than this stops larger sizes */
 	double time_limit;       /* timed sources: wall seconds for all runs (0: none);
 	                            past it (or on an interrupt) nothing more is run */
+	double deadline;         /* set by profile_graph: the monotonic time of that
+	                            limit (0: none); a timed source ends its repeats
+	                            there (with at least one run) */
 	int nsizes;              /* sizes to profile (0: the graph's) */
 	const int *sizes;
 };

@@ -18,7 +18,9 @@
 #include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1617,6 +1619,89 @@ static void test_solve_ga_start(void **state)
 	(void)state;
 }
 
+/* Start argv (PIPEOPT_BIN first) with stdout into out_path, wait `after`
+ * seconds, send sig; the exit status and the seconds from the signal to
+ * the exit. */
+static int run_interrupted(const char *const *argv, const char *out_path, double after, int sig,
+			   double *waited)
+{
+	int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(out >= 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(out, 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(out);
+	usleep((useconds_t)(after * 1e6));
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	int ws = 0;
+	if (waitpid(pid, &ws, WNOHANG) == pid)
+		fail_msg("%s %s ended (status %d) before the signal", argv[1], argv[2], ws);
+	assert_int_equal(kill(pid, sig), 0);
+	while (waitpid(pid, &ws, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	*waited = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
+	return ws;
+}
+
+/* The interrupted command's JSON on stdout: exit 130, stopped_by
+ * "interrupt", and its -o schedule valid under the simulator with the
+ * objective it reports. */
+static void check_interrupted(int ws, double waited, const char *out_path,
+			      const char *instance, const char *schedule)
+{
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 130)
+		fail_msg("status %d after the signal, expected exit 130", ws);
+	if (waited > 5)
+		fail_msg("%.1f s from the signal to the exit", waited);
+	char *text = slurp(out_path, NULL);
+	json_t *j = parse_json(text);
+	free(text);
+	assert_string_equal(get_str(j, "stopped_by"), "interrupt");
+	long long obj = get_int(j, "objective");
+	json_decref(j);
+	struct run r;
+	RUN(&r, "simulate", instance, "--schedule", schedule, "--json");
+	if (r.status)
+		fail_msg("the -o schedule does not simulate: %s", r.err);
+	j = parse_json(r.out);
+	assert_int_equal(get_int(j, "objective"), obj);
+	json_decref(j);
+	run_free(&r);
+}
+
+/* SIGINT and SIGTERM to search and solve mid-run (a hard instance, a
+ * long limit): each stops within seconds with its best schedule on stdout
+ * and in the -o file. */
+static void test_interrupt_search_and_solve(void **state)
+{
+	const char *hard = tmp("hard.json");
+	write_file(hard, "{\"devices\":8,\"microbatches\":24,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+			 "\"memory\":{\"F\":2,\"B\":-2,\"limit\":16}}");
+	double waited;
+	int ws = run_interrupted((const char *const[]){PIPEOPT_BIN, "search", hard, "--time-limit",
+				  "120", "--json", "-o", tmp("int-search.json"), NULL},
+				 tmp("int-search.out"), 1.5, SIGINT, &waited);
+	check_interrupted(ws, waited, tmp("int-search.out"), hard, tmp("int-search.json"));
+	ws = run_interrupted((const char *const[]){PIPEOPT_BIN, "solve", hard, "--time-limit",
+			      "120", "--json", "-o", tmp("int-solve.json"), NULL},
+			     tmp("int-solve.out"), 3, SIGINT, &waited);
+	check_interrupted(ws, waited, tmp("int-solve.out"), hard, tmp("int-solve.json"));
+	ws = run_interrupted((const char *const[]){PIPEOPT_BIN, "solve", hard, "--time-limit",
+			      "120", "--json", "-o", tmp("term-solve.json"), NULL},
+			     tmp("term-solve.out"), 1, SIGTERM, &waited);
+	check_interrupted(ws, waited, tmp("term-solve.out"), hard, tmp("term-solve.json"));
+	(void)state;
+}
+
 static void test_solve_certified_by_bound(void **state)
 {
 	struct run r;
@@ -2643,6 +2728,7 @@ int main(void)
 		cmocka_unit_test(test_families_all_listed),
 		cmocka_unit_test(test_zb_auto_certified),
 		cmocka_unit_test(test_solve_ga_start),
+		cmocka_unit_test(test_interrupt_search_and_solve),
 		cmocka_unit_test(test_solve_certified_by_bound),
 		cmocka_unit_test(test_solve_milp_matches_brute_force),
 		cmocka_unit_test(test_solve_cross_check),

@@ -362,6 +362,159 @@ static bool on_path(const char *name)
 /* Deterministic: families, an exact solve on tiny instances (optimal
  * long before its limit), and the GA stopped by generations. 4 points x
  * (3 + 1 + 3 seeds) = 28 tasks. */
+/* SIGINT mid-sweep: exit 130 within seconds, a line saying how many rows
+ * were kept and that a rerun resumes; every row kept is a finished task
+ * (none cut short by the interrupt), and the rerun runs exactly the rest. */
+static void test_interrupt_keeps_rows(void **state)
+{
+	(void)state;
+	static const int dev[] = {2, 3}, mb[] = {3, 4}, seeds[] = {5};
+	static const char *const methods[] = {"ga", NULL};
+	char *keys[20];
+	int n = grid_keys(keys, dev, 2, mb, 2, methods, seeds);
+	write_file("int.json", SLOW_SPEC);
+	int out = open("int.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(out >= 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		dup2(null, 0);
+		dup2(out, 1);
+		dup2(null, 2);
+		execl(PIPEOPT_BIN, PIPEOPT_BIN, "sweep", "int.json", "-o", "int.jsonl", "--jobs", "1",
+		      "--no-progress", (char *)NULL);
+		_exit(127);
+	}
+	close(out);
+	double t0 = now_seconds();
+	while ((file_exists("int.jsonl") ? count_char("int.jsonl", '\n') : 0) < 2) {
+		int ws;
+		if (waitpid(pid, &ws, WNOHANG) == pid)
+			fail_msg("the sweep ended (status %d) before 2 rows were written", ws);
+		if (now_seconds() - t0 > 60) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("no 2 rows after 60 s");
+		}
+		usleep(10000);
+	}
+	double t1 = now_seconds();
+	assert_int_equal(kill(pid, SIGINT), 0);
+	int ws;
+	while (waitpid(pid, &ws, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	double waited = now_seconds() - t1;
+	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 130)
+		fail_msg("SIGINT: status %d, expected exit 130", ws);
+	if (waited > 3)
+		fail_msg("the sweep took %.1f s to stop after SIGINT", waited);
+	int kept = count_char("int.jsonl", '\n');
+	assert_true(kept >= 2 && kept < 20);
+	char *text = slurp("int.out", NULL), want[160];
+	snprintf(want, sizeof want, "interrupted kept %d rows (%d now, 0 before); rerun the same command to resume the other %d tasks",
+		 kept, kept, 20 - kept);
+	if (!strstr(text, want))
+		fail_msg("stdout lacks '%s':\n%s", want, text);
+	free(text);
+	text = slurp("int.jsonl", NULL);
+	if (strstr(text, "\"interrupt\""))
+		fail_msg("a row cut short by the interrupt was kept");
+	free(text);
+
+	struct run r;
+	RUN(&r, "sweep", "int.json", "-o", "int.jsonl", "--jobs", "1", "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "done_before"), kept);
+	assert_int_equal(get_int(j, "ran"), 20 - kept);
+	json_decref(j);
+	run_free(&r);
+	json_decref(rows_by_key("int.jsonl", (const char *const *)keys, n));
+	free_keys(keys, n);
+}
+
+#define TWO_METHOD_SPEC                                                                           \
+	"{\"name\": \"set\",\n"                                                                    \
+	" \"instances\": {\"base\": {\"devices\": 2, \"microbatches\": 3, \"cost\": {\"F\": 2, \"B\": 2, \"W\": 1}},\n" \
+	"               \"grid\": {\"devices\": [2, 3]}},\n"                                      \
+	" \"methods\": [{\"name\": \"1f1b\", \"family\": \"1f1b\"},\n"                            \
+	"             {\"name\": \"ga\", \"search\": {\"generations\": %d, \"seeds\": [1, 2]}}]}\n"
+
+/* Rows of the file whose method is `method`, and how many distinct
+ * settings digests they carry. */
+static int rows_of(const char *path, const char *method, int *digests)
+{
+	char *text = slurp(path, NULL);
+	json_t *seen = json_object();
+	int n = 0;
+	for (char *at = text, *nl; (nl = strchr(at, '\n')); at = nl + 1) {
+		json_t *row = json_loadb(at, nl - at, 0, NULL);
+		const char *m = json_string_value(json_object_get(row, "method"));
+		if (m && !strcmp(m, method)) {
+			n++;
+			json_object_set_new(seen, json_string_value(json_object_get(row, "settings_digest")),
+					    json_true());
+		}
+		json_decref(row);
+	}
+	*digests = (int)json_object_size(seen);
+	json_decref(seen);
+	free(text);
+	return n;
+}
+
+/* A setting changed between runs into one results file: that method's
+ * tasks run again (new keys), the unchanged method's rows are reused, the
+ * old rows stay, distinct, and the summary covers this spec's rows only;
+ * `plot` tells the two settings apart. */
+static void test_changed_setting_runs_again(void **state)
+{
+	(void)state;
+	char spec[1024];
+	snprintf(spec, sizeof spec, TWO_METHOD_SPEC, 20);
+	write_file("set.json", spec);
+	struct run r;
+	RUN(&r, "sweep", "set.json", "-o", "set.jsonl", "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "ran"), 2 + 4);   /* 2 points x (1f1b + 2 ga seeds) */
+	json_decref(j);
+	run_free(&r);
+
+	snprintf(spec, sizeof spec, TWO_METHOD_SPEC, 30);   /* ga's generations 20 -> 30 */
+	write_file("set.json", spec);
+	RUN(&r, "sweep", "set.json", "-o", "set.jsonl", "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	j = parse_json(r.out);
+	assert_int_equal(get_int(j, "done_before"), 2);   /* the 1f1b rows, reused */
+	assert_int_equal(get_int(j, "ran"), 4);           /* ga again */
+	assert_int_equal(get_int(j, "rows"), 6);
+	assert_int_equal(get_int(j, "other_rows"), 4);    /* the old ga rows */
+	json_decref(j);
+	run_free(&r);
+	int digests;
+	assert_int_equal(rows_of("set.jsonl", "ga", &digests), 8);
+	assert_int_equal(digests, 2);
+	assert_int_equal(rows_of("set.jsonl", "1f1b", &digests), 2);
+	assert_int_equal(digests, 1);
+
+	RUN(&r, "plot", "set.jsonl", "--json");
+	if (r.status)
+		fail_msg("plot: exit %d: %s", r.status, r.err);
+	int labelled = 0;
+	for (const char *at = r.out; (at = strstr(at, "\"ga@")); at++)
+		labelled++;
+	if (labelled < 2)
+		fail_msg("plot's summary does not tell the two ga settings apart:\n%s", r.out);
+	if (strstr(r.out, "\"1f1b@"))
+		fail_msg("plot labels 1f1b, which has one setting:\n%s", r.out);
+	run_free(&r);
+}
+
 #define MPI_SPEC                                                                                  \
 	"{\"name\": \"mpi\",\n"                                                                    \
 	" \"instances\": {\"base\": {\"devices\": 2, \"microbatches\": 3, \"cost\": {\"F\": 3, \"B\": 3, \"W\": 2},\n" \
@@ -599,6 +752,8 @@ int main(void)
 		cmocka_unit_test(test_run_then_rerun),
 		cmocka_unit_test(test_limit_then_resume),
 		cmocka_unit_test(test_resume_after_sigkill),
+		cmocka_unit_test(test_interrupt_keeps_rows),
+		cmocka_unit_test(test_changed_setting_runs_again),
 		cmocka_unit_test(test_mpi_matches_threads),
 		cmocka_unit_test(test_bad_input),
 		cmocka_unit_test(test_csv_unwritable),
