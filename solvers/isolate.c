@@ -30,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <unistd.h>
 
 #define POLL_SLICE 0.1    /* seconds between looks at the stop flag */
@@ -145,6 +148,7 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 	fflush(stderr);
 	if (pipe(fds))
 		return err_set(err, "%s: cannot create a pipe: %s", b->name, strerror(errno));
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		close(fds[0]);
@@ -153,6 +157,15 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 	}
 	if (pid == 0) {
 		close(fds[0]);
+#ifdef __linux__
+		/* never an orphan: the child dies with the parent, even a parent
+		 * killed by SIGKILL (which no handler sees) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(3);
+#else
+		(void)parent;
+#endif
 		child(fds[1], b, m, o);
 	}
 	close(fds[1]);
