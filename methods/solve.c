@@ -73,7 +73,7 @@ static struct schedule *ga_start(const struct instance *in, const struct exact_o
 	g.exact_seed = false;
 	g.threads = 1;
 	g.generations = 300;
-	g.time_limit = o->time_limit > 0 && o->time_limit * 0.05 < 2 ? o->time_limit * 0.05 : 2;
+	g.time_limit = o->time_limit > 0 && o->time_limit * 0.1 < 2 ? o->time_limit * 0.1 : 2;
 	g.nextra = o->start ? 1 : 0;
 	g.extra = extra;
 	g.extra_names = names;
