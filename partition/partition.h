@@ -39,6 +39,7 @@
 #include "graph/graph.h"
 #include "graph/sp.h"
 #include "common/error.h"
+#include "sched/verdict.h"
 
 struct stage {
 	int nops;
@@ -82,14 +83,23 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 struct ilp_info {
 	bool certified;          /* every size solved to optimality and re-evaluated */
 	int solves, columns, rows;
+	int infeasible;          /* sizes the solver proved infeasible */
+	int stopped;             /* sizes a limit stopped before a solution, or
+	                            left unsolved when the time ran out */
 	double seconds;
+	enum outcome outcome;    /* optimal (certified) or feasible; when no
+	                            partition is found, infeasible only when
+	                            every size solved was proven so, time_limit
+	                            when the limit stopped any, else
+	                            no_solution; error when it could not run */
 };
 
 /* The exact partitioner (partition_ilp.c): the MILP of
  * formulate/partition_milp.c at each micro-batch size, solved by `solver`
  * ("cbc" or "glpk") within time_limit seconds in all (each size an equal
  * share of what is left; <= 0: none); the shortest
- * iteration among sizes, like the DP. */
+ * iteration among sizes, like the DP. When no size gives a partition it
+ * fails with a message that says why (info->outcome). */
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *p,
 			  struct ilp_info *info, struct error *err);
