@@ -144,7 +144,7 @@ enum status cli_simulate(const struct instance *in, const struct schedule *s,
 			 const char *what, struct sim **sim,
 			 struct sim_result *r, struct error *err);
 
-/* The result keys of FORMATS.md for a simulated schedule: makespan, span,
+/* The result keys of docs/formats.md for a simulated schedule: makespan, span,
  * objective, peak_memory, bubble_ratio, lower_bound, gap, status, certified. */
 json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
 			int64_t lower_bound);

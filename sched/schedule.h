@@ -65,7 +65,7 @@ enum status schedule_check_shape(const struct instance *in,
 /* Deep equality of orders. */
 int schedule_equal(const struct schedule *a, const struct schedule *b);
 
-/* JSON: {"schedule": [[["F",0,0], ...], ...]} (FORMATS.md). Other top-level
+/* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md). Other top-level
  * keys are ignored, so a command's --json result can be read back. */
 enum status schedule_read(const char *path, struct schedule **out,
 			  struct error *err);

@@ -1,7 +1,7 @@
 /*
  * End-to-end tests of the pipeopt binary: every case spawns PIPEOPT_BIN
  * (no shell), captures stdout and stderr in full, and checks the exit status,
- * the one-line error grammar and the --json contracts of FORMATS.md.
+ * the one-line error grammar and the --json contracts of docs/formats.md.
  *
  * Known answers come from hand arithmetic and closed forms (worked out in
  * the comments next to them), or from the small independent simulator
@@ -976,7 +976,7 @@ static void test_bad_dataset_files(void **state)
 	print_message("%d files in datasets/bad checked\n", checked);
 }
 
-/* Inline bad instances, one rule of FORMATS.md each. Base: 4 devices. */
+/* Inline bad instances, one rule of docs/formats.md each. Base: 4 devices. */
 static const struct {
 	const char *name, *json, *key, *msg;
 } bad_inline[] = {

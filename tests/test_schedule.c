@@ -137,7 +137,7 @@ static void test_equal(void **state)
 	schedule_free(e2);
 }
 
-/* The FORMATS.md example, in both directions. */
+/* The docs/formats.md example, in both directions. */
 static const char formats_schedule[] =
 	"{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0]],"
 	" [[\"F\",1,0],[\"B\",1,0],[\"F\",1,1]]]}";
