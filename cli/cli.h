@@ -109,9 +109,12 @@ enum status cli_family_schedule(const char *name_or_file,
 				const struct instance *in,
 				struct schedule **out, struct error *err);
 
-/* Read a schedule in JSON or torch CSV (fmt FMT_NONE: by extension). */
+/* Read a schedule in JSON or torch CSV (fmt FMT_NONE: by extension). Given
+ * for an instance (in not NULL), one shaped for another instance is an
+ * error naming the mismatch (schedule_check_shape), and none is returned. */
 enum status cli_read_schedule(const char *path, enum sched_format fmt,
-			      struct schedule **out, struct error *err);
+			      const struct instance *in, struct schedule **out,
+			      struct error *err);
 
 /* Render a schedule (simulated as r, when the format needs times) in fmt:
  * a new string the caller frees. */
@@ -141,7 +144,7 @@ enum status cli_simulate(const struct instance *in, const struct schedule *s,
 			 const char *what, struct sim **sim,
 			 struct sim_result *r, struct error *err);
 
-/* The result keys of FORMATS.md for a simulated schedule: makespan, span,
+/* The result keys of docs/formats.md for a simulated schedule: makespan, span,
  * objective, peak_memory, bubble_ratio, lower_bound, gap, status, certified. */
 json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
 			int64_t lower_bound);

@@ -67,9 +67,9 @@ int cmd_convert(int argc, char **argv)
 	struct sim_result r;
 	char what[300];
 	snprintf(what, sizeof what, "schedule '%s'", src);
-	if (cli_read_schedule(src, from, &s, &err) ||
-	    (o.instance && (instance_read(o.instance, &in, &err) ||
-			    cli_simulate(in, s, what, &sim, &r, &err)))) {
+	if ((o.instance && instance_read(o.instance, &in, &err)) ||
+	    cli_read_schedule(src, from, in, &s, &err) ||
+	    (in && cli_simulate(in, s, what, &sim, &r, &err))) {
 		rc = cli_fail(o.run.json, &err);
 	} else if (cli_write_schedule(dst, to, in, s, in ? &r : NULL,
 				      in ? in->split_backward : schedule_has_w(s),

@@ -106,7 +106,7 @@ int cmd_exec(int argc, char **argv)
 	char *trace = NULL;
 	int rank = o.mpi ? mpi_rank() : 0;
 	if (instance_read(path, &in, &err) ||
-	    (o.schedule ? cli_read_schedule(o.schedule, FMT_NONE, &s, &err)
+	    (o.schedule ? cli_read_schedule(o.schedule, FMT_NONE, in, &s, &err)
 			: cli_family_schedule(o.family, in, &s, &err)) ||
 	    (o.mpi ? exec_run_mpi(in, s, &o.x, &r, &err) : exec_run(in, s, &o.x, &r, &err))) {
 		rc = rank == 0 ? cli_fail(o.run.json, &err) : EXIT_FAILED;

@@ -9,7 +9,7 @@
 
 static const char usage_text[] =
 	"usage: pipeopt graph sp GRAPH [--json]\n\n"
-	"Decompose a model graph (datasets/README.md, \"Model graph\") into a tree\n"
+	"Decompose a model graph (docs/formats.md, \"Model graph\") into a tree\n"
 	"of series (S) and parallel (P) parts. A graph that is not series-parallel\n"
 	"is made so first by adding dependency edges (the arithmetic is unchanged,\n"
 	"only concurrency is lost), choosing at each stuck part the cut whose edges\n"

@@ -150,12 +150,12 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 	}
 }
 
-/* The --seed-schedule files, read (the caller frees each). */
-static enum status read_seed_files(const struct search_opts *o, struct schedule **v,
-				   struct error *err)
+/* The --seed-schedule files, read for in (the caller frees each). */
+static enum status read_seed_files(const struct search_opts *o, const struct instance *in,
+				   struct schedule **v, struct error *err)
 {
 	for (int i = 0; i < o->seed_files.n; i++)
-		if (cli_read_schedule(o->seed_files.v[i], FMT_NONE, &v[i], err))
+		if (cli_read_schedule(o->seed_files.v[i], FMT_NONE, in, &v[i], err))
 			return STATUS_ERROR;
 	return STATUS_OK;
 }
@@ -200,7 +200,7 @@ int cmd_search(int argc, char **argv)
 	o.ga.extra = (const struct schedule *const *)extra;
 	o.ga.extra_names = o.seed_files.v;
 	double t0 = clock_seconds();
-	if (instance_read(path, &in, &err) || read_seed_files(&o, extra, &err) ||
+	if (instance_read(path, &in, &err) || read_seed_files(&o, in, extra, &err) ||
 	    ga_run(in, limit_left(&o.ga, in, t0), &r, &err) ||
 	    cli_simulate(in, r.schedule, "the best schedule", &sim, &sr, &err) ||
 	    (o.run.output && cli_write_schedule(o.run.output, cli_format_guess(o.run.output), in,

@@ -102,7 +102,7 @@ int cmd_simulate(int argc, char **argv)
 		 o.family ? o.family : o.schedule);
 	if (instance_read(path, &in, &err) ||
 	    (o.family ? cli_family_schedule(o.family, in, &s, &err) :
-			cli_read_schedule(o.schedule, FMT_NONE, &s, &err)) ||
+			cli_read_schedule(o.schedule, FMT_NONE, in, &s, &err)) ||
 	    cli_simulate(in, s, what, &sim, &r, &err) ||
 	    bound_compute(in, &b, &err))
 		rc = cli_fail(ro.json, &err);

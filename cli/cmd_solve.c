@@ -176,7 +176,7 @@ int cmd_solve(int argc, char **argv)
 	if (run_opts_progress_on(&o.run))
 		x.progress = progress;
 	if (instance_read(path, &in, &err) ||
-	    (o.start && cli_read_schedule(o.start, FMT_NONE, &start, &err))) {
+	    (o.start && cli_read_schedule(o.start, FMT_NONE, in, &start, &err))) {
 		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}

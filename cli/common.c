@@ -148,8 +148,8 @@ enum status cli_family_schedule(const char *name_or_file,
 	return st;
 }
 
-enum status cli_read_schedule(const char *path, enum sched_format fmt,
-			      struct schedule **out, struct error *err)
+static enum status read_schedule(const char *path, enum sched_format fmt,
+				 struct schedule **out, struct error *err)
 {
 	if (fmt == FMT_NONE)
 		fmt = cli_format_guess(path);
@@ -160,6 +160,19 @@ enum status cli_read_schedule(const char *path, enum sched_format fmt,
 	*out = NULL;
 	return err_set(err, "schedule '%s': cannot read the %s format (read json or torch-csv)",
 		       path, cli_format_name(fmt));
+}
+
+enum status cli_read_schedule(const char *path, enum sched_format fmt,
+			      const struct instance *in, struct schedule **out,
+			      struct error *err)
+{
+	if (read_schedule(path, fmt, out, err))
+		return STATUS_ERROR;
+	if (!in || !schedule_check_shape(in, *out, err))
+		return STATUS_OK;
+	schedule_free(*out);
+	*out = NULL;
+	return err_prefix(err, "schedule '%s' does not match instance '%s'", path, in->name);
 }
 
 char *cli_render(enum sched_format fmt, const struct instance *in,

@@ -2,7 +2,7 @@
  * The op-level precedence graph shared by the schedule formulations: every
  * arc i -> k with lag says that op k starts at least `lag` after op i ends.
  *
- *   dependencies (DESIGN.md):  F(p,j) -> F(l,j), F(l,j) -> B(l,j),
+ *   dependencies (docs/design.md):  F(p,j) -> F(l,j), F(l,j) -> B(l,j),
  *                              B(s,j) -> B(l,j), B(l,j) -> W(l,j);
  *   FIFO (same device):        X(l,j-1) -> X(l,j) for X in F, B, W;
  *   memory windows (below):    B(l,j) -> F(l,j+K).

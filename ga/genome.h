@@ -3,7 +3,7 @@
  *
  * Encoding. With identical micro-batches, each (kind, stage) pair, a
  * "slot", can run its micro-batches in FIFO order without losing
- * optimality (DESIGN.md). A device's order is then fully described by the
+ * optimality (docs/design.md). A device's order is then fully described by the
  * sequence of slots it picks, one per step: F or B (and where each W goes;
  * with chunks, which stage). That sequence is a root-to-leaf path in
  * Koala's decision tree, and the genome is the concatenation of every

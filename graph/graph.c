@@ -1,5 +1,5 @@
 /*
- * Reading and validating model graphs (graph.h; format in datasets/README.md).
+ * Reading and validating model graphs (graph.h; format in docs/formats.md, "Model graph").
  * Every rejection names the source and the key:
  *     graph 'x.json': ops[3].fwd: list has 2 entries, expected 3 (one per micro-batch size)
  */

@@ -1,7 +1,7 @@
 /*
  * Model graphs: a model's operators (a DAG) with per-operator costs, and
  * the machine it is to run on. The input of the partitioner; the format is
- * in datasets/README.md ("Model graph").
+ * in docs/formats.md ("Model graph").
  *
  * Units: times in microseconds per micro-batch of the given per-device
  * size; bytes. Ownership: graph_read() and graph_parse() return a graph the
@@ -67,7 +67,7 @@ void graph_free(struct graph *g);
 enum status graph_derive(struct graph *g, const char *source, struct error *err);
 
 /* Replace g's per-size costs and its micro-batch sizes by those of the
- * cost table at path (datasets/README.md, "Cost table"; made by `pipeopt
+ * cost table at path (docs/formats.md, "Cost table"; made by `pipeopt
  * profile`); every operator of g must be in it (graph/costs.c). */
 enum status graph_apply_costs(struct graph *g, const char *path, struct error *err);
 

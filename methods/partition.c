@@ -43,7 +43,8 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	enum status st = ilp ? partition_ilp(c->g, &o, s->solver, c->run->time_limit, &p, &info, &why)
 			     : partition_dp(c->g, &o, &p, &why);
 	if (st) {
-		method_refuse(r, OUTCOME_ERROR, why.msg);
+		/* the MILP's verdict when it ran and found none; else an error */
+		method_refuse(r, ilp ? info.outcome : OUTCOME_ERROR, why.msg);
 		return STATUS_OK;
 	}
 	/* the DP proves nothing; the MILP's optimum is certified per size */

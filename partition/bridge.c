@@ -1,5 +1,5 @@
 /*
- * A partition as a schedule instance (FORMATS.md): one pipeline device per
+ * A partition as a schedule instance (docs/formats.md): one pipeline device per
  * stage (its data-parallel replicas act as one), the stage DAG, per-stage
  * costs and per-edge comm, memory in KiB:
  *   cost F, B, W of stage s = its ops' forward, input- and weight-gradient

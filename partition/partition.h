@@ -39,6 +39,7 @@
 #include "graph/graph.h"
 #include "graph/sp.h"
 #include "common/error.h"
+#include "sched/verdict.h"
 
 struct stage {
 	int nops;
@@ -84,7 +85,15 @@ struct ilp_info {
 	const char *stopped_by;  /* "interrupt" or "time_limit" when a size was cut
 	                            short or left unsolved; NULL otherwise */
 	int solves, columns, rows;
+	int infeasible;          /* sizes the solver proved infeasible */
+	int stopped;             /* sizes a limit stopped before a solution, or
+	                            left unsolved when the time ran out */
 	double seconds;
+	enum outcome outcome;    /* optimal (certified) or feasible; when no
+	                            partition is found, infeasible only when
+	                            every size solved was proven so, time_limit
+	                            when the limit stopped any, else
+	                            no_solution; error when it could not run */
 };
 
 /* The exact partitioner (partition_ilp.c): the MILP of
@@ -93,7 +102,8 @@ struct ilp_info {
  * share of what is left; <= 0: none; no solver child outlives the limit
  * by more than half its allowance, common/stop.h); the shortest
  * iteration among sizes, like the DP. An interrupt ends it with the best
- * found so far. */
+ * found so far. When no size gives a partition it fails with a message
+ * that says why (info->outcome). */
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *p,
 			  struct ilp_info *info, struct error *err);

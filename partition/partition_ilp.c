@@ -63,6 +63,25 @@ static enum status decode_plan(const struct graph *g, const struct pmilp *pm, co
 	return st;
 }
 
+/* No size gave a partition: say why, and only what the solver proved. */
+static enum status no_partition(const struct graph *g, int devices, struct ilp_info *info,
+				struct error *err)
+{
+	if (info->stopped) {
+		info->outcome = OUTCOME_TIME_LIMIT;
+		return err_set(err, "graph '%s': no partition onto %d devices found by the MILP within the time limit (%d micro-batch sizes stopped before a solution)",
+			       g->name, devices, info->stopped);
+	}
+	if (info->infeasible && info->infeasible == info->solves) {
+		info->outcome = OUTCOME_INFEASIBLE;
+		return err_set(err, "graph '%s': no partition onto %d devices: the MILP is infeasible at each of the %d micro-batch sizes tried (memory too tight)",
+			       g->name, devices, info->solves);
+	}
+	info->outcome = OUTCOME_NO_SOLUTION;
+	return err_set(err, "graph '%s': no partition onto %d devices found by the MILP (%d micro-batch sizes solved, %d proven infeasible)",
+		       g->name, devices, info->solves, info->infeasible);
+}
+
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *best,
 			  struct ilp_info *info, struct error *err)
@@ -71,6 +90,7 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 	memset(best, 0, sizeof *best);
 	memset(info, 0, sizeof *info);
 	info->certified = true;
+	info->outcome = OUTCOME_ERROR;
 	if (!be)
 		return err_set(err, "unknown solver '%s'", solver);
 	if (o->devices < 1 || o->devices > g->machine.devices)
@@ -91,6 +111,7 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		if (stop_requested() || (deadline > 0 && share < 1e-3)) {
 			info->certified = false;   /* sizes left unsolved */
 			info->stopped_by = stop_requested() ? "interrupt" : "time_limit";
+			info->stopped += nsizes - i;
 			break;
 		}
 		struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9,
@@ -114,6 +135,8 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 			info->stopped_by = stop_requested() ? "interrupt" :
 					   sr.outcome == OUTCOME_TIME_LIMIT ? "time_limit" : info->stopped_by;
 		}
+		info->infeasible += sr.outcome == OUTCOME_INFEASIBLE;
+		info->stopped += sr.outcome == OUTCOME_TIME_LIMIT && !sr.has_solution;
 		if (!sr.has_solution) {
 			solver_result_release(&sr);
 			pmilp_release(&pm);
@@ -142,7 +165,7 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		return err_set(err, "graph '%s': interrupted before the MILP found a partition",
 			       g->name);
 	if (!any)
-		return err_set(err, "graph '%s': no partition onto %d devices found by the MILP (memory too tight, or the time limit)",
-			       g->name, o->devices);
+		return no_partition(g, o->devices, info, err);
+	info->outcome = info->certified ? OUTCOME_OPTIMAL : OUTCOME_FEASIBLE;
 	return STATUS_OK;
 }

@@ -9,7 +9,7 @@
  *     after warm-up runs, the median of repeated runs (cpu.c);
  *   - cuda: the same on the GPU, cuBLAS and small kernels timed with CUDA
  *     events (cuda_source.c, cuda.cu built when nvcc is present).
- * The result is a cost table (JSON, format in datasets/README.md, "Cost
+ * The result is a cost table (JSON, format in docs/formats.md, "Cost
  * table") that graph_apply_costs() (graph/costs.c) puts into a graph.
  *
  * Operator kinds, their "shape" (graph.h) and which of them the sources

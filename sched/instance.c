@@ -1,5 +1,5 @@
 /*
- * Reading and validating schedule instances (FORMATS.md, "Schedule instance").
+ * Reading and validating schedule instances (docs/formats.md, "Schedule instance").
  *
  * Every rejection names the source and the key:
  *     instance 'x.json': cost.F: list has 3 entries, expected 4 (one per stage)

@@ -1,8 +1,8 @@
 /*
  * The schedule instance: stages placed on devices, micro-batches, per-stage
  * costs, communication latency, memory deltas and limits, the objective.
- * Semantics: ../../shared/DESIGN.md, "The schedule problem"; file format:
- * FORMATS.md and datasets/README.md.
+ * Semantics: docs/design.md, "The schedule problem"; file format:
+ * docs/formats.md.
  *
  * An op is (kind, stage, micro-batch). Ops are numbered densely so that every
  * per-op array is flat:
@@ -128,7 +128,7 @@ struct instance *instance_new(const char *name, const struct instance_size *size
 enum status instance_finish(struct instance *in, const char *source,
 			    struct error *err);
 
-/* The instance as an instance file's JSON (FORMATS.md; new reference, NULL
+/* The instance as an instance file's JSON (docs/formats.md; new reference, NULL
  * when out of memory): name, devices, microbatches, chunks (when not 1),
  * placement (its name, or the list), edges, split_backward, cost, comm,
  * memory (when given), objective, model (when given), in that order. */

@@ -1,6 +1,6 @@
 /*
  * When an op can start, given the end times of the ops already timed: the
- * dependency rule of DESIGN.md in one place, shared by the simulator
+ * dependency rule of docs/design.md in one place, shared by the simulator
  * (sim.c) and the GA's decoder (ga/decode.c); and, without times, whether
  * its inputs are done, for the executor's workers (exec/exec.c and
  * exec/cuda_exec.cu; C and CUDA C++).

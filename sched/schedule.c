@@ -1,6 +1,7 @@
 /* The schedule: construction, comparison and JSON interchange. */
 #include "sched/schedule.h"
 
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,6 +77,33 @@ int schedule_has_w(const struct schedule *s)
 			if (s->rows[d].ops[i].kind == OP_W)
 				return 1;
 	return 0;
+}
+
+enum status schedule_check_shape(const struct instance *in,
+				 const struct schedule *s, struct error *err)
+{
+	int stages = 0, mbs = 0;
+	bool w = false;
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			stages = o->stage >= stages ? o->stage + 1 : stages;
+			mbs = o->mb >= mbs ? o->mb + 1 : mbs;
+			w = w || o->kind == OP_W;
+		}
+	if (s->devices != in->devices)
+		return err_set(err, "the schedule has %d device rows, the instance %d devices",
+			       s->devices, in->devices);
+	if (stages != in->stages)
+		return err_set(err, "the schedule has %d stages, the instance %d",
+			       stages, in->stages);
+	if (mbs != in->microbatches)
+		return err_set(err, "the schedule has %d micro-batches, the instance %d",
+			       mbs, in->microbatches);
+	if (w != in->split_backward)
+		return err_set(err, w ? "the schedule has W ops, the instance fuses the backward"
+				      : "the schedule has no W ops, the instance splits the backward");
+	return STATUS_OK;
 }
 
 int schedule_equal(const struct schedule *a, const struct schedule *b)

@@ -16,6 +16,8 @@
 
 #include "common/error.h"
 
+struct instance;
+
 struct op {
 	int kind;   /* enum op_kind */
 	int stage;
@@ -48,10 +50,22 @@ long schedule_nops(const struct schedule *s);
 /* Whether any op is a W (the schedule splits the backward). */
 int schedule_has_w(const struct schedule *s);
 
+/*
+ * Whether the schedule is shaped for the instance: as many device rows as
+ * devices, stages and micro-batches numbered up to exactly the instance's
+ * counts, W ops exactly when the instance splits the backward. Fails with
+ * the first mismatch in err ("the schedule has 8 micro-batches, the
+ * instance 5"), so a schedule for another instance is named as such rather
+ * than as a missing op or a memory overflow. Orders, devices of stages and
+ * memory are the simulator's (sim_run).
+ */
+enum status schedule_check_shape(const struct instance *in,
+				 const struct schedule *s, struct error *err);
+
 /* Deep equality of orders. */
 int schedule_equal(const struct schedule *a, const struct schedule *b);
 
-/* JSON: {"schedule": [[["F",0,0], ...], ...]} (FORMATS.md). Other top-level
+/* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md). Other top-level
  * keys are ignored, so a command's --json result can be read back. */
 enum status schedule_read(const char *path, struct schedule **out,
 			  struct error *err);

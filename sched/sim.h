@@ -1,7 +1,7 @@
 /*
  * The simulator and validator: from per-device op orders to exact times.
  *
- * Semantics (DESIGN.md): each op starts as soon as its device has finished
+ * Semantics (docs/design.md): each op starts as soon as its device has finished
  * the previous op in its order and all its inputs have arrived:
  *     start(o) = max( end(prev op on the device),
  *                     max over dependencies x of o: end(x) + lag(x, o) )

@@ -1,7 +1,7 @@
 /*
  * What each stage of an instance computes, for the executor: the model
  * graph's operators (name, kind) per stage, each stage's in a topological
- * order. It is an instance's optional "model" (FORMATS.md), typed: read by
+ * order. It is an instance's optional "model" (docs/formats.md), typed: read by
  * instance.c, written by `pipeopt partition -o` (partition/bridge.c), run by
  * exec/model.c. It is not part of the scheduling problem, so it is not in
  * the instance's canonical JSON or digest.

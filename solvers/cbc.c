@@ -12,6 +12,11 @@
  * start is never reported infeasible: CBC 2.10.8 crashes or misreports
  * otherwise (see cbc_configure and cbc_fill).
  *
+ * Infeasible is reported only when CBC proved it: a search that a limit
+ * stopped (CBC's flags, or the wall clock past the time limit) is
+ * time_limit, with or without a solution, even where CBC also says
+ * "infeasible" for "no solution found" (cbc_outcome).
+ *
  * A model without integer columns takes CBC's LP path (Clp's initialSolve,
  * no time limit, no nodes), where Cbc_isProvenInfeasible means primal *or*
  * dual infeasible; the primal case is told apart with
@@ -208,9 +213,28 @@ static void cbc_log_restore(int saved)
 	close(saved);
 }
 
-/* The outcome after Cbc_solve; *exact when an optimum is proven without a
- * gap tolerance. */
-static enum outcome cbc_outcome(Cbc_Model *cm, bool lp_only, bool *exact)
+/* Whether a limit stopped the search: CBC's flags (time, nodes, solutions;
+ * status 1 is "stopped on a limit", 5 a user stop; secondary status 3, 4,
+ * 5, 6, 8 name nodes, time, event, solutions, iterations), or the clock,
+ * for stops CBC does not flag: when its time runs out in preprocessing,
+ * CBC 2.10 can leave status 0, secondary 1 ("infeasible") and no flag. */
+static bool cbc_stopped(Cbc_Model *cm, bool out_of_time)
+{
+	int status = Cbc_status(cm), why = Cbc_secondaryStatus(cm);
+	return out_of_time || status == 1 || status == 5 || (why >= 3 && why <= 6) ||
+	       why == 8 || Cbc_isSecondsLimitReached(cm) || Cbc_isNodeLimitReached(cm) ||
+	       Cbc_isSolutionLimitReached(cm);
+}
+
+/*
+ * The outcome after Cbc_solve; *exact when an optimum is proven without a
+ * gap tolerance. Proofs first (unbounded relaxation, optimum), then any
+ * stop by a limit, and only then infeasibility: CBC says "infeasible" when
+ * it has no solution at the end, which after a stop proves nothing, so
+ * infeasible needs a finished search (status 0) that no limit cut short.
+ * out_of_time: the wall clock passed the time limit.
+ */
+static enum outcome cbc_outcome(Cbc_Model *cm, bool lp_only, bool out_of_time, bool *exact)
 {
 	*exact = false;
 	if (lp_only) {
@@ -230,10 +254,12 @@ static enum outcome cbc_outcome(Cbc_Model *cm, bool lp_only, bool *exact)
 		*exact = why != 2;
 		return OUTCOME_OPTIMAL;
 	}
-	if (Cbc_isProvenInfeasible(cm) || why == 1)
-		return OUTCOME_INFEASIBLE;
-	if (Cbc_isSecondsLimitReached(cm) || why == 4)
+	if (cbc_stopped(cm, out_of_time))
 		return OUTCOME_TIME_LIMIT;
+	if (Cbc_status(cm) == 2 || Cbc_isAbandoned(cm))
+		return have ? OUTCOME_FEASIBLE : OUTCOME_NO_SOLUTION;
+	if (!have && Cbc_status(cm) == 0 && (Cbc_isProvenInfeasible(cm) || why == 1))
+		return OUTCOME_INFEASIBLE;
 	if (why == 2 && have)
 		return OUTCOME_OPTIMAL;
 	return have ? OUTCOME_FEASIBLE : OUTCOME_NO_SOLUTION;
@@ -244,21 +270,26 @@ static enum outcome cbc_outcome(Cbc_Model *cm, bool lp_only, bool *exact)
  * else NULL: CBC 2.10 can call a feasible model infeasible when its time
  * limit strikes just after a MIP start set the cutoff (seen with the
  * preprocessor on, which cbc_configure turns off for that case). A feasible
- * start refutes that verdict and becomes the solution, bound unknown.
+ * start refutes that verdict and becomes the solution, bound unknown; it is
+ * also the solution when a limit stopped CBC before it had one. A claim of
+ * infeasibility that cbc_outcome overruled (a stop) leaves the bound
+ * unknown too: CBC's is then no proof.
  */
 static enum status cbc_fill(Cbc_Model *cm, const struct milp *m, bool lp_only,
-			    const double *start, struct solver_result *r,
-			    struct error *err)
+			    bool out_of_time, const double *start,
+			    struct solver_result *r, struct error *err)
 {
 	bool exact;
-	r->outcome = cbc_outcome(cm, lp_only, &exact);
+	r->outcome = cbc_outcome(cm, lp_only, out_of_time, &exact);
 	r->nodes = lp_only ? 0 : Cbc_getNodeCount(cm);
 	double bound = lp_only ? -DBL_MAX : Cbc_getBestPossibleObjValue(cm);
 	r->bound = fabs(bound) >= MILP_INF ? -INFINITY : bound + m->obj_offset;
+	if (!lp_only && r->outcome != OUTCOME_INFEASIBLE &&
+	    (Cbc_isProvenInfeasible(cm) || Cbc_secondaryStatus(cm) == 1))
+		r->bound = -INFINITY;
 	const double *x;
 	if (r->outcome == OUTCOME_INFEASIBLE && start) {
-		r->outcome = Cbc_isSecondsLimitReached(cm) ? OUTCOME_TIME_LIMIT :
-							     OUTCOME_FEASIBLE;
+		r->outcome = OUTCOME_FEASIBLE;
 		r->bound = -INFINITY;
 		x = start;
 	} else if (r->outcome == OUTCOME_INFEASIBLE || r->outcome == OUTCOME_UNBOUNDED) {
@@ -266,6 +297,8 @@ static enum status cbc_fill(Cbc_Model *cm, const struct milp *m, bool lp_only,
 		return STATUS_OK;
 	} else {
 		x = lp_only ? (exact ? Cbc_getColSolution(cm) : NULL) : Cbc_bestSolution(cm);
+		if (!x && r->outcome == OUTCOME_TIME_LIMIT)
+			x = start;
 	}
 	if (!x)
 		return STATUS_OK;
@@ -298,7 +331,8 @@ static enum status cbc_run(const struct milp *m, const struct cbc_data *d,
 	int saved = cbc_log_to_stderr(o->verbose);
 	Cbc_solve(cm);
 	cbc_log_restore(saved);
-	enum status st = cbc_fill(cm, m, d->nints == 0, start, r, err);
+	bool out_of_time = o->time_limit > 0 && clock_seconds() - t0 >= o->time_limit;
+	enum status st = cbc_fill(cm, m, d->nints == 0, out_of_time, start, r, err);
 	Cbc_deleteModel(cm);
 	pthread_mutex_unlock(&cbc_lock);
 	return st;

@@ -18,6 +18,15 @@
  * but not feasibility, so the start is checked here first. The best bound
  * exists only inside the callback, which records it.
  *
+ * Infeasible is reported only when GLPK proved it: glp_intopt returned 0
+ * with no integer point (a finished search), GLP_ENOPFS (presolve or the
+ * root LP proved the relaxation infeasible), or the root LP of a solve with
+ * a start is GLP_NOFEAS (then the start, checked feasible, refutes it, and
+ * the solve starts over with the presolver). A stop by the time limit is
+ * time_limit: GLP_ETMLIM, and also a failure (GLP_EFAIL) once the clock is
+ * past the limit, which older GLPKs return when the limit strikes in the
+ * root LP (glpk_outcome).
+ *
  * GLPK is single-threaded: options.threads is ignored. The objective offset
  * is GLPK's constant term (column 0), so objective values, node bounds and
  * the relative gap all include it. The progress callback is called from the
@@ -233,10 +242,16 @@ static int glpk_root_lp(struct glpk_job *j, glp_prob *lp)
 		return STEP_PRESOLVE;   /* numerical trouble */
 	switch (glp_get_status(lp)) {
 	case GLP_OPT: return STEP_INTOPT;
-	case GLP_NOFEAS: return OUTCOME_INFEASIBLE;
+	case GLP_NOFEAS: return STEP_PRESOLVE;   /* the feasible start refutes it */
 	case GLP_UNBND: return OUTCOME_UNBOUNDED;
 	default: return STEP_PRESOLVE;
 	}
+}
+
+/* Whether the wall clock is past the time limit. */
+static bool glpk_out_of_time(const struct glpk_job *j)
+{
+	return j->o->time_limit > 0 && clock_seconds() - j->t0 >= j->o->time_limit;
 }
 
 /* The outcome of glp_intopt's return code (or STEP_BUG); *exact when an
@@ -246,6 +261,8 @@ static int glpk_outcome(struct glpk_job *j, glp_prob *lp, int rc, bool *exact)
 	int st = glp_mip_status(lp);
 	bool have = st == GLP_OPT || st == GLP_FEAS;
 	*exact = false;
+	if (rc == GLP_EFAIL && glpk_out_of_time(j))
+		return OUTCOME_TIME_LIMIT;
 	switch (rc) {
 	case 0:
 		*exact = st == GLP_OPT;

@@ -57,7 +57,7 @@ static inline int64_t brute_edge_lag(const struct instance *in, int e)
 	return in->stage_device[u] != in->stage_device[v] ? in->edge_comm[e] : 0;
 }
 
-/* Dependencies straight from DESIGN.md, written from the edge list. */
+/* Dependencies straight from docs/design.md, written from the edge list. */
 static inline void brute_build(struct brute *b, const struct instance *in)
 {
 	memset(b, 0, sizeof *b);

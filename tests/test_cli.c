@@ -1,7 +1,7 @@
 /*
  * End-to-end tests of the pipeopt binary: every case spawns PIPEOPT_BIN
  * (no shell), captures stdout and stderr in full, and checks the exit status,
- * the one-line error grammar and the --json contracts of FORMATS.md.
+ * the one-line error grammar and the --json contracts of docs/formats.md.
  *
  * Known answers come from hand arithmetic and closed forms (worked out in
  * the comments next to them), or from the small independent simulator
@@ -978,7 +978,7 @@ static void test_bad_dataset_files(void **state)
 	print_message("%d files in datasets/bad checked\n", checked);
 }
 
-/* Inline bad instances, one rule of FORMATS.md each. Base: 4 devices. */
+/* Inline bad instances, one rule of docs/formats.md each. Base: 4 devices. */
 static const struct {
 	const char *name, *json, *key, *msg;
 } bad_inline[] = {
@@ -1099,10 +1099,12 @@ static const struct {
 	 "{\"schedule\": [[[\"F\",0,0],[\"F\",1,0],[\"F\",0,1],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
 	 "[[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
 	 {"device 0", "F(1,0)", "device 1"}},
-	{"not-an-op",
+	/* an op of micro-batch 2 makes it a schedule for 3 micro-batches: the
+	 * shape check names that before the simulator looks at ops */
+	{"micro-batches",
 	 "{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"F\",0,2],[\"B\",0,0],[\"W\",0,0],[\"B\",0,1],[\"W\",0,1]],"
 	 "[[\"F\",1,0],[\"B\",1,0],[\"F\",1,1],[\"W\",1,0],[\"B\",1,1],[\"W\",1,1]]]}",
-	 {"device 0", "F(0,2)", "not an op"}},
+	 {"does not match instance 'tiny-split-2x2'", "the schedule has 3 micro-batches, the instance 2"}},
 	/* B(0,1) needs B(1,1), which needs F(1,1) on device 1, which waits
 	 * for F(0,1), which device 0 runs after B(0,1): a cycle (memory stays
 	 * within the limits, so the deadlock is what gets reported) */
@@ -1144,6 +1146,91 @@ static void test_invalid_schedules(void **state)
 		assert_false(file_exists(tmp("bad-out.csv")));
 		run_free(&r);
 	}
+}
+
+/*
+ * A schedule for another instance is refused by every command that reads
+ * one for an instance, with one line naming the mismatch and no output.
+ * ZB5 is the bundled example with 5 micro-batches and limit 7; 1f1b's
+ * 8-micro-batch order puts F(0,0..3) on device 0 before any backward, so
+ * 4 x 2 = 8 > 7: without the shape check the first fault met in device
+ * order is a memory overflow at F(0,3), an op both instances have (and
+ * solve ignored the start, search only noted it). zb-auto's order for ZB5
+ * itself, which honours the limit, passes.
+ */
+#define ZB5_TEXT "{\"name\": \"zb-5mb\", \"devices\": 4, \"microbatches\": 5," \
+	" \"cost\": {\"F\": 18522, \"B\": 18086, \"W\": 9337}, \"comm\": 601," \
+	" \"memory\": {\"F\": 2, \"B\": -1, \"W\": -1, \"limit\": 7}}"
+
+static void test_schedule_for_another_instance(void **state)
+{
+	struct run r;
+	const char *zb5 = tmp("zb5.json"), *s8 = tmp("s8.json"), *s5 = tmp("s5.json"),
+		   *out = tmp("mismatch-out.json");
+	write_file(zb5, ZB5_TEXT);
+	RUN(&r, "generate", "1f1b", ZB, "-o", s8);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	RUN(&r, "generate", "zb-auto", zb5, "-o", s5);
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	/* the right shape passes the check (the test can fail) */
+	RUN(&r, "simulate", zb5, "--schedule", s5, "--json");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+
+	const char *const *mb = NEEDLES("schedule '", "s8.json' does not match instance 'zb-5mb'",
+					"the schedule has 8 micro-batches, the instance 5");
+	RUN(&r, "simulate", zb5, "--schedule", s8);
+	assert_failed(&r, mb);
+	assert_null(strstr(r.err, "memory"));
+	run_free(&r);
+	RUN(&r, "simulate", zb5, "--schedule", s8, "--json");
+	assert_failed_json(&r, mb);
+	run_free(&r);
+	RUN(&r, "solve", zb5, "--start", s8, "-o", out);
+	assert_failed(&r, mb);
+	assert_false(file_exists(out));
+	run_free(&r);
+	RUN(&r, "solve", zb5, "--start", s8, "-o", out, "--json");
+	assert_failed_json(&r, mb);
+	assert_false(file_exists(out));
+	run_free(&r);
+	RUN(&r, "search", zb5, "--seed-schedule", s5, "--seed-schedule", s8,
+	    "--time-limit", "1", "-o", out);
+	assert_failed(&r, mb);
+	assert_false(file_exists(out));
+	run_free(&r);
+	RUN(&r, "search", zb5, "--seed-schedule", s8, "--time-limit", "1", "--json");
+	assert_failed_json(&r, mb);
+	run_free(&r);
+	RUN(&r, "convert", s8, tmp("mismatch.svg"), "--instance", zb5);
+	assert_failed(&r, mb);
+	assert_false(file_exists(tmp("mismatch.svg")));
+	run_free(&r);
+	RUN(&r, "exec", zb5, "--schedule", s8);
+	assert_failed(&r, mb);
+	run_free(&r);
+
+	/* the other mismatches, each named: devices, stages, split backward */
+	static const struct {
+		const char *inst, *needle;
+	} other[] = {
+		{TINY, "the schedule has 4 device rows, the instance 2 devices"},
+		{"datasets/instances/interleaved-4x2.json", "the schedule has 4 stages, the instance 8"},
+		{FUSED, "the schedule has W ops, the instance fuses the backward"},
+	};
+	for (size_t i = 0; i < sizeof other / sizeof *other; i++) {
+		RUN(&r, "solve", other[i].inst, "--start", s8);
+		assert_failed(&r, NEEDLES("s8.json' does not match instance", other[i].needle));
+		run_free(&r);
+	}
+	RUN(&r, "generate", "1f1b", FUSED, "-o", tmp("f8.json"));
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	RUN(&r, "search", ZB, "--seed-schedule", tmp("f8.json"), "--time-limit", "1");
+	assert_failed(&r, NEEDLES("the schedule has no W ops, the instance splits the backward"));
+	run_free(&r);
 }
 
 static void test_malformed_schedule_json(void **state)
@@ -2712,6 +2799,7 @@ int main(void)
 		cmocka_unit_test(test_nonexistent_schedule),
 		cmocka_unit_test(test_error_one_line_newline_in_path),
 		cmocka_unit_test(test_invalid_schedules),
+		cmocka_unit_test(test_schedule_for_another_instance),
 		cmocka_unit_test(test_malformed_schedule_json),
 		cmocka_unit_test(test_malformed_csv),
 		cmocka_unit_test(test_generate_no_partial_output),

@@ -890,7 +890,7 @@ static void test_models_infeasible_below_optimum(void **state)
 }
 
 /*
- * The span objective: DESIGN.md times a schedule earliest, and the span is
+ * The span objective: docs/design.md times a schedule earliest, and the span is
  * measured on those times; the models let a device's first op start later
  * than its earliest time (first_d <= E_o - T_o), which can only shorten a
  * span. So for the span the MILP is a relaxation: its optimum is a lower

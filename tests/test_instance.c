@@ -3,15 +3,15 @@
  * model, instance_from_json(), instances built in code (instance_new,
  * instance_finish) and written (instance_to_json, instance_write).
  *
- * Every expected value below is worked out by hand from FORMATS.md and
- * DESIGN.md ("The schedule problem"), never taken from the parser.
+ * Every expected value below is worked out by hand from docs/formats.md and
+ * docs/design.md ("The schedule problem"), never taken from the parser.
  */
 #include "test_helpers.h"
 #include "instance_equal.h"
 
 #include <stdbool.h>
 
-/* The example from FORMATS.md, verbatim. */
+/* The example from docs/formats.md, verbatim. */
 static const char formats_example[] =
 	"{\n"
 	"  \"name\": \"zb-1p-example\",\n"
@@ -650,7 +650,7 @@ static const struct reject_case reject_cases[] = {
 	 "duplicate"},
 };
 
-/* A message names the source and is one line (FORMATS.md, "error"). */
+/* A message names the source and is one line (docs/formats.md, "error"). */
 static void assert_message_shape(const char *label, const char *msg)
 {
 	if (!strstr(msg, "instance 'test.json'"))
@@ -784,7 +784,7 @@ static void test_cycle_message_with_tail(void **state)
  * Regression, fixed (sched/instance.c: check_keys line ~131, and the placement/objective
  * messages that echo a user string): JSON strings may hold "\n", and the
  * messages copy them verbatim, so the message is no longer one line
- * (FORMATS.md: "error: a one-line human message"; stderr gets one line).
+ * (docs/formats.md: "error: a one-line human message"; stderr gets one line).
  * Input: {"devices": 2, "microbatches": 4, "cost": {...}, "bad\nkey": 1}.
  * Expected: a one-line message naming the key (escaped).
  * Was:   "instance 'test.json': bad<newline>key: unknown key".
@@ -810,7 +810,7 @@ static void test_message_one_line_with_newline_in_key(void **state)
 
 /*
  * Regression, fixed (sched/instance.c, parse_memory, the limit check near the end): only
- * F is checked against the limit, but FORMATS.md rejects "an instance whose
+ * F is checked against the limit, but docs/formats.md rejects "an instance whose
  * memory limit is below what any single op needs". B may have a positive
  * delta, and B(l,j) runs after F(l,j) on the same device with W(l,j) (the
  * only op that frees) after it, so B needs at least F + B.
@@ -1017,7 +1017,7 @@ static void test_from_json(void **state)
 }
 
 /*
- * The FORMATS.md example built in code: placement "linear" gives stage l
+ * The docs/formats.md example built in code: placement "linear" gives stage l
  * device l, the chain's edges are written out, and every field equals the
  * parsed file's (the derived ones too).
  */

@@ -86,7 +86,7 @@ static json_t *per_size_list(const struct gspec *s, const double *x)
 	return a;
 }
 
-/* The model-graph JSON text of s (datasets/README.md, "Model graph"); the
+/* The model-graph JSON text of s (docs/formats.md, "Model graph"); the
  * caller frees it. Operators are named o0, o1, ... */
 static char *spec_text(const struct gspec *s)
 {

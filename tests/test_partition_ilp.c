@@ -223,12 +223,48 @@ static void test_dp_vs_ilp(void **state)
 			}
 }
 
+/*
+ * No partition, and the reason is what the solver proved: with memory for
+ * no stage (every operator holds at least 1000 weight bytes, the devices 1
+ * byte) every size is proven infeasible; with no time for any size, the
+ * limit stopped them, which proves nothing. On every backend.
+ */
+static void test_ilp_no_partition_verdicts(void **state)
+{
+	static const char *const solvers[] = {"cbc", "glpk"};
+	struct graph *tight = make_graph(&shapes[0], 1, 1), *loose = make_graph(&shapes[0], 1, 1e9);
+	for (int k = 0; k < 2; k++) {
+		struct partition_options o = {.devices = 2, .precision = 1e-9};
+		struct partition p;
+		struct ilp_info info;
+		struct error err = {{0}};
+		assert_int_equal(partition_ilp(tight, &o, solvers[k], 60, &p, &info, &err), STATUS_ERROR);
+		assert_int_equal(info.outcome, OUTCOME_INFEASIBLE);
+		assert_int_equal(info.solves, 2);
+		assert_int_equal(info.infeasible, 2);
+		assert_contains(err.msg, "infeasible at each of the 2 micro-batch sizes");
+
+		assert_int_equal(partition_ilp(loose, &o, solvers[k], 1e-4, &p, &info, &err), STATUS_ERROR);
+		assert_int_equal(info.outcome, OUTCOME_TIME_LIMIT);
+		assert_int_equal(info.stopped, 2);
+		assert_contains(err.msg, "within the time limit");
+		assert_null(strstr(err.msg, "infeasible"));
+
+		assert_int_equal(partition_ilp(loose, &o, solvers[k], 60, &p, &info, &err), STATUS_OK);
+		assert_int_equal(info.outcome, OUTCOME_OPTIMAL);
+		partition_release(&p);
+	}
+	graph_free(tight);
+	graph_free(loose);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_ilp_equals_brute_force),
 		cmocka_unit_test(test_ilp_memory),
 		cmocka_unit_test(test_dp_vs_ilp),
+		cmocka_unit_test(test_ilp_no_partition_verdicts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,11 +1,13 @@
 /*
  * Tests for sched/schedule.c: construction, comparison and the JSON form
- * {"schedule": [[["F",0,0], ...], ...]} of FORMATS.md.
+ * {"schedule": [[["F",0,0], ...], ...]} of docs/formats.md, and the shape
+ * check against an instance.
  */
 #include "test_helpers.h"
 
 #include <jansson.h>
 
+#include "sched/instance.h"
 #include "sched/schedule.h"
 
 /* One op as a literal, for tables. */
@@ -135,7 +137,7 @@ static void test_equal(void **state)
 	schedule_free(e2);
 }
 
-/* The FORMATS.md example, in both directions. */
+/* The docs/formats.md example, in both directions. */
 static const char formats_schedule[] =
 	"{\"schedule\": [[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0]],"
 	" [[\"F\",1,0],[\"B\",1,0],[\"F\",1,1]]]}";
@@ -315,6 +317,75 @@ static void test_read_missing_file(void **state)
 	assert_contains(err.msg, path);
 }
 
+/*
+ * The shape check against an instance: 2 devices, 2 micro-batches, split
+ * backward (linear, so stage l runs on device l). Each case is the full
+ * 12-op schedule edited to look like one for another instance; the message
+ * names the first mismatch in the order devices, stages, micro-batches, W.
+ */
+static void test_check_shape(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"devices\": 2, \"microbatches\": 2, \"cost\": {\"F\": 1, \"B\": 1, \"W\": 1}}");
+	static const struct lit full0[] = {{OP_F, 0, 0}, {OP_F, 0, 1}, {OP_B, 0, 0},
+					   {OP_W, 0, 0}, {OP_B, 0, 1}, {OP_W, 0, 1}, END},
+				full1[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_W, 1, 0},
+					   {OP_F, 1, 1}, {OP_B, 1, 1}, {OP_W, 1, 1}, END},
+				short1[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_W, 1, 0},
+					    {OP_F, 1, 1}, {OP_B, 1, 1}, END},
+				fused1[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_F, 1, 1}, {OP_B, 1, 1}, END},
+				mb3[] = {{OP_F, 1, 0}, {OP_F, 1, 2}, END},
+				mb1[] = {{OP_F, 0, 0}, {OP_B, 0, 0}, {OP_W, 0, 0}, END},
+				mb1b[] = {{OP_F, 1, 0}, {OP_B, 1, 0}, {OP_W, 1, 0}, END},
+				stage2[] = {{OP_F, 2, 0}, END},
+				fused0[] = {{OP_F, 0, 0}, {OP_F, 0, 1}, {OP_B, 0, 0}, {OP_B, 0, 1}, END},
+				none[] = {END};
+	static const struct {
+		const char *name;
+		int devices;
+		const struct lit *rows[3];
+		const char *want;   /* NULL: the shape fits */
+	} cases[] = {
+		{"fits", 2, {full0, full1}, NULL},
+		/* a missing op is the simulator's business, not a mismatch */
+		{"one op short", 2, {full0, short1}, NULL},
+		{"three rows", 3, {full0, full1, none}, "the schedule has 3 device rows, the instance 2 devices"},
+		{"one row", 1, {full0}, "the schedule has 1 device rows, the instance 2 devices"},
+		{"stage 2", 2, {full0, stage2}, "the schedule has 3 stages, the instance 2"},
+		{"one stage", 2, {full0, none}, "the schedule has 1 stages, the instance 2"},
+		{"micro-batch 2", 2, {full0, mb3}, "the schedule has 3 micro-batches, the instance 2"},
+		{"one micro-batch", 2, {mb1, mb1b}, "the schedule has 1 micro-batches, the instance 2"},
+		{"fused", 2, {fused0, fused1}, "the schedule has no W ops, the instance splits the backward"},
+		{"empty", 2, {none, none}, "the schedule has 0 stages, the instance 2"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct schedule *s = build(cases[i].devices, cases[i].rows);
+		struct error err = {{0}};
+		enum status st = schedule_check_shape(in, s, &err);
+		if (!cases[i].want && st != STATUS_OK)
+			fail_msg("case '%s': refused: %s", cases[i].name, err.msg);
+		if (cases[i].want && st != STATUS_ERROR)
+			fail_msg("case '%s': accepted", cases[i].name);
+		if (cases[i].want && !strstr(err.msg, cases[i].want))
+			fail_msg("case '%s': '%s' does not say '%s'", cases[i].name, err.msg,
+				 cases[i].want);
+		schedule_free(s);
+	}
+	instance_free(in);
+
+	/* a fused instance: a W op is the mismatch */
+	in = parse_instance_ok("{\"devices\": 2, \"microbatches\": 2, \"cost\": {\"F\": 1, \"B\": 1}}");
+	struct schedule *s = build(2, (const struct lit *const[]){fused0, fused1});
+	assert_int_equal(schedule_check_shape(in, s, NULL), STATUS_OK);
+	schedule_free(s);
+	s = build(2, (const struct lit *const[]){fused0, full1});
+	struct error err = {{0}};
+	assert_int_equal(schedule_check_shape(in, s, &err), STATUS_ERROR);
+	assert_contains(err.msg, "the schedule has W ops, the instance fuses the backward");
+	schedule_free(s);
+	instance_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -329,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_from_json_forms),
 		cmocka_unit_test(test_parse_rejects),
 		cmocka_unit_test(test_read_missing_file),
+		cmocka_unit_test(test_check_shape),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -519,26 +519,22 @@ static void test_mip_start_under_time_limit(void **state)
 	times_end();
 }
 
-/*
- * A 30x30 assignment whose unique optimum, 0, is the diagonal (every other
- * cost is 1 to 10), given as the start, under time limits from 1 ms to
- * 0.2 s: never infeasible, and optimal means 0. CBC 2.10.8 with its
- * preprocessor on called it infeasible at some limits (see cbc.c).
- */
-static void test_optimal_start_under_time_limits(void **state)
+/* A 30x30 assignment whose unique optimum, 0, is the diagonal (every other
+ * cost is 1 to 10); x [900] gets the diagonal. */
+enum { ASSIGN_N = 30 };
+static struct milp *assignment30(double *x)
 {
-	enum { N = 30 };
-	static double one[N], x[N * N];
-	times_begin("optimal_start_limits");
+	enum { N = ASSIGN_N };
+	double one[N];
 	struct milp *m = milp_new();
 	for (int i = 0; i < N; i++)
 		for (int k = 0; k < N; k++)
 			milp_add_col(m, 0, 1, i == k ? 0 : 1 + (7 * i + 13 * k) % 10, true,
 				     "x%d_%d", i, k);
-	for (int i = 0; i < N; i++) {
+	for (int i = 0; i < N * N; i++)
+		x[i] = i / N == i % N;
+	for (int i = 0; i < N; i++)
 		one[i] = 1;
-		x[i * N + i] = 1;
-	}
 	for (int i = 0; i < N; i++) {
 		int row[N], col[N];
 		for (int k = 0; k < N; k++) {
@@ -548,6 +544,19 @@ static void test_optimal_start_under_time_limits(void **state)
 		milp_add_row(m, N, row, one, 1, 1, "worker%d", i);
 		milp_add_row(m, N, col, one, 1, 1, "job%d", i);
 	}
+	return m;
+}
+
+/*
+ * The assignment with its optimum as the start, under time limits from
+ * 1 ms to 0.2 s: never infeasible, and optimal means 0. CBC 2.10.8 with
+ * its preprocessor on called it infeasible at some limits (see cbc.c).
+ */
+static void test_optimal_start_under_time_limits(void **state)
+{
+	static double x[ASSIGN_N * ASSIGN_N];
+	times_begin("optimal_start_limits");
+	struct milp *m = assignment30(x);
 	for (int i = 0; i < solver_count(); i++)
 		for (double t = 0.001; t < 0.2; t *= 1.3) {
 			const struct solver_backend *b = solver_at(i);
@@ -564,6 +573,119 @@ static void test_optimal_start_under_time_limits(void **state)
 			solver_result_release(&r);
 		}
 	milp_free(m);
+	times_end();
+}
+
+/*
+ * A market split problem (Cornuejols and Dawande) with a planted solution:
+ *     sum_j a[i][j] x[j] = b[i]  for 6 rows,  x binary in 50 columns,
+ * a[i][j] in [0, 99] from the LCG and b = A x* for a planted x* (every
+ * third column). Feasible by construction, so "infeasible" is always
+ * false; and its LP relaxation is near every b, so branch and bound finds
+ * an integer point only after a long search: under a limit of a few
+ * milliseconds no backend has a solution.
+ */
+static struct milp *market_split(double *planted)
+{
+	enum { K = 6, N = 50 };
+	unsigned long seed = 7;
+	double a[N];
+	int col[N];
+	struct milp *m = milp_new();
+	for (int j = 0; j < N; j++)
+		col[j] = milp_add_col(m, 0, 1, (double)(lcg_next(&seed) % 10), true, "x%d", j);
+	for (int i = 0; i < K; i++) {
+		double b = 0;
+		for (int j = 0; j < N; j++) {
+			a[j] = (double)(lcg_next(&seed) % 100);
+			b += j % 3 == 0 ? a[j] : 0;
+		}
+		milp_add_row(m, N, col, a, b, b, "split%d", i);
+	}
+	for (int j = 0; planted && j < N; j++)
+		planted[j] = j % 3 == 0;
+	return m;
+}
+
+/*
+ * No false verdicts: a limit that strikes before any solution is
+ * time_limit without a solution, never infeasible, on every backend. CBC
+ * 2.10.8 stopped by its time limit in preprocessing says status 0,
+ * secondary status 1, "proven infeasible", no limit flag: without a start,
+ * the assignment at limits of 1.4 to 3.1 ms on the 2-core development
+ * machine (and any model under valgrind). A truly infeasible model under a
+ * limit is still proven infeasible.
+ */
+static void test_no_false_verdict_under_limits(void **state)
+{
+	double x[50];
+	static double diagonal[ASSIGN_N * ASSIGN_N];
+	times_begin("no_false_verdict");
+	struct milp *m = assignment30(diagonal);
+	for (int i = 0; i < solver_count(); i++)
+		for (double t = 0.0005; t < 0.05; t *= 1.3) {
+			const struct solver_backend *b = solver_at(i);
+			struct solver_result r;
+			solve_ok(b, m, &(struct solver_options){.threads = 1, .time_limit = t}, &r);
+			if (r.outcome == OUTCOME_OPTIMAL)
+				assert_double_near(r.objective, 0, TOL);
+			else if (r.outcome != OUTCOME_TIME_LIMIT && r.outcome != OUTCOME_FEASIBLE)
+				fail_msg("%s: assignment, limit %.4f s: outcome %s", b->name, t,
+					 outcome_name(r.outcome));
+			if (!r.has_solution && r.outcome != OUTCOME_TIME_LIMIT)
+				fail_msg("%s: assignment, limit %.4f s: %s without a solution",
+					 b->name, t, outcome_name(r.outcome));
+			solver_result_release(&r);
+		}
+	milp_free(m);
+
+	m = market_split(x);
+	assert_true(milp_feasible(m, x, TOL, NULL));
+	for (int i = 0; i < solver_count(); i++)
+		for (double t = 0.001; t < 0.02; t *= 2) {
+			const struct solver_backend *b = solver_at(i);
+			struct solver_result r;
+			solve_ok(b, m, &(struct solver_options){.threads = 1, .time_limit = t}, &r);
+			if (r.outcome != OUTCOME_TIME_LIMIT || r.has_solution)
+				fail_msg("%s: limit %.3f s: outcome %s%s, expected time_limit without a solution",
+					 b->name, t, outcome_name(r.outcome),
+					 r.has_solution ? " with a solution" : "");
+			if (!(r.bound < INFINITY))
+				fail_msg("%s: limit %.3f s: bound %g on a feasible model", b->name, t,
+					 r.bound);
+			solver_result_release(&r);
+		}
+	/* the same through the isolated solve, as the partition MILP runs it */
+	for (int i = 0; i < solver_count(); i++) {
+		const struct solver_backend *b = solver_at(i);
+		struct solver_result r;
+		struct error err = {{0}};
+		if (solver_solve_isolated(b, m, &(struct solver_options){.threads = 1,
+			.time_limit = 0.001}, &r, &err))
+			fail_msg("%s: isolated solve failed: %s", b->name, err.msg);
+		if (r.outcome != OUTCOME_TIME_LIMIT || r.has_solution)
+			fail_msg("%s: isolated, limit 0.001 s: outcome %s", b->name,
+				 outcome_name(r.outcome));
+		solver_result_release(&r);
+	}
+	milp_free(m);
+	/* LP-infeasible, and LP-feasible but integer-infeasible, under a limit */
+	struct milp *(*const infeasible[])(void) = {model_infeasible_mip,
+						      model_infeasible_integer};
+	for (int i = 0; i < solver_count(); i++)
+		for (size_t k = 0; k < sizeof infeasible / sizeof *infeasible; k++) {
+			const struct solver_backend *b = solver_at(i);
+			struct solver_result r;
+			m = infeasible[k]();
+			solve_ok(b, m, &(struct solver_options){.threads = 1, .time_limit = 10}, &r);
+			if (r.outcome != OUTCOME_INFEASIBLE)
+				fail_msg("%s: infeasible model %zu: outcome %s", b->name, k,
+					 outcome_name(r.outcome));
+			assert_false(r.has_solution);
+			assert_true(r.bound == INFINITY);
+			solver_result_release(&r);
+			milp_free(m);
+		}
 	times_end();
 }
 
@@ -1043,6 +1165,7 @@ int main(void)
 		cmocka_unit_test(test_mip_start_under_time_limit),
 		cmocka_unit_test(test_optimal_start_under_time_limits),
 		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_no_false_verdict_under_limits),
 		cmocka_unit_test(test_gap_tolerances),
 		cmocka_unit_test(test_abs_gap_integer_objective),
 		cmocka_unit_test(test_bad_models_rejected),
