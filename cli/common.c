@@ -168,7 +168,7 @@ char *cli_render(enum sched_format fmt, const struct instance *in,
 {
 	switch (fmt) {
 	case FMT_TORCH_CSV:
-		return torch_csv_format(s, split);
+		return torch_csv_format(s, in, split);
 	case FMT_TRACE:
 		return render_trace(in, s, r);
 	case FMT_SVG:
@@ -176,7 +176,8 @@ char *cli_render(enum sched_format fmt, const struct instance *in,
 	case FMT_ASCII:
 		return render_ascii(in, s, r, 100);
 	default: {
-		json_t *obj = json_pack("{s:o}", "schedule", schedule_to_json(s));
+		json_t *obj = json_object();
+		schedule_json_set(obj, s);
 		char *text = json_dumps(obj, JSON_COMPACT);
 		json_decref(obj);
 		if (!text)

@@ -526,12 +526,16 @@ static void test_csv_roundtrip(void **state)
 		fail_msg("exit %d: %s", r.status, r.err);
 	run_free(&r);
 	char *xs = read_ok(x);
-	/* stage 0 warms up with 3 forwards, then F3 I0 W0 F4 ...; split
-	 * backward B exports as I. 4 rows of 3 * 8 actions. */
-	assert_true(!strncmp(xs, "0F0,0F1,0F2,0F3,0I0,0W0,0F4,0I1,0W1,", 36));
+	/* Step-aligned (sched/torch_csv.h), one op a step: stage 0 warms up
+	 * with F0..F3 at steps 0-3; its B0 (exported as I) waits for B(1,0)
+	 * at step 6: B(3,0) runs at 4 (after F(3,0) at 3), B(2,0) at 5, so
+	 * three idle steps. Stage 3 starts at step 3. 4 rows of 3 * 8 ops. */
+	assert_true(!strncmp(xs, "0F0,0F1,0F2,0F3,,,,0I0,0W0,0F4,", 31));
 	assert_int_equal(count_substr(xs, "\n"), 4);
-	assert_int_equal(count_substr(xs, ","), 4 * 23);
-	assert_contains(xs, "\n3F0,3I0,3W0,3F1,");
+	assert_int_equal(count_substr(xs, "F"), 32);
+	assert_int_equal(count_substr(xs, "I"), 32);
+	assert_int_equal(count_substr(xs, "W"), 32);
+	assert_contains(xs, "\n,,,3F0,3I0,3W0,3F1,");
 
 	RUN(&r, "convert", x, y);
 	assert_int_equal(r.status, 0);
@@ -550,7 +554,7 @@ static void test_csv_roundtrip(void **state)
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	xs = read_ok(fx);
-	assert_contains(xs, "\n3F0,3B0,3F1,3B1,");
+	assert_contains(xs, "\n,,,3F0,3B0,3F1,3B1,");
 	assert_null(strstr(xs, "I"));
 	RUN(&r, "convert", fx, tmp("rt-fused.json"), "--from", "torch-csv");
 	assert_int_equal(r.status, 0);
@@ -1185,10 +1189,10 @@ static void test_malformed_csv(void **state)
 	RUN(&r, "simulate", TINY, "--schedule", path);
 	assert_failed(&r, NEEDLES(path, "line 1, column 3"));
 	run_free(&r);
-	/* fused B mixed with split I on line 2 */
-	write_file(path, "0F0,0I0\n1F0,1B0\n");
+	/* a full B is B then W, so W(1,0) again on line 2 */
+	write_file(path, "0F0,0I0,0W0\n1F0,1B0,1W0\n");
 	RUN(&r, "simulate", TINY, "--schedule", path);
-	assert_failed(&r, NEEDLES(path, "line 2, column 2"));
+	assert_failed(&r, NEEDLES(path, "line 2, column 3", "W(1,0)"));
 	run_free(&r);
 }
 
@@ -1283,7 +1287,7 @@ static void test_simulate_output(void **state)
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	char *csv = read_ok(out);
-	assert_contains(csv, "\n3F0,3B0,3F1,3B1,");
+	assert_contains(csv, "\n,,,3F0,3B0,3F1,3B1,");
 	free(csv);
 	assert_int_equal(dir_count(dir, ".tmp."), 0);
 }
