@@ -26,6 +26,7 @@
 #include "json_get.h"
 #include "run_helpers.h"
 #include "tmpdir.h"
+#include "torch_ref.h"
 
 
 #define ZB "datasets/instances/zb-1p-example.json"
@@ -564,6 +565,48 @@ static void test_csv_roundtrip(void **state)
 	assert_string_equal(r.out, xs);
 	free(xs);
 	run_free(&r);
+}
+
+/* torch's own CSVs through the binary: convert CSV -> CSV and CSV -> JSON
+ * -> CSV give back the same bytes. The vectors: the zb 2-rank golden file
+ * of torch's tests and DualPipeV (OVERLAP_F_B, full B) from torch's
+ * algorithms (tests/torch_ref.h), and a hand-written one with
+ * communication actions, idle cells and CRLF. */
+static void test_csv_torch_bytes(void **state)
+{
+	struct tref *zbt = tref_interleaved(2, 2, 8, true), *dp = tref_dualpipev(4, 10);
+	char *texts[] = {
+		tref_csv(zbt, "\n"), tref_csv(dp, "\n"), tref_csv(dp, "\r\n"),
+		strdup("0F0,0SEND_F0,,0I0,0W0,0REDUCE_GRAD\r\n,1RECV_F0,1F0,1I0,1SEND_B0,1W0,\r\n"),
+	};
+	free(zbt);
+	free(dp);
+	assert_int_equal(strlen(texts[0]), 386);
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		const char *in = tmp("torch-in.csv"), *x = tmp("torch-x.csv"),
+			   *y = tmp("torch-y.json"), *z = tmp("torch-z.csv");
+		struct run r;
+		write_file(in, texts[i]);
+		RUN(&r, "convert", in, x);
+		if (r.status)
+			fail_msg("vector %zu: %s", i, r.err);
+		run_free(&r);
+		RUN(&r, "convert", in, y);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		RUN(&r, "convert", y, z);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		char *xs = read_ok(x), *zs = read_ok(z), *ys = read_ok(y);
+		if (strcmp(xs, texts[i]) || strcmp(zs, texts[i]))
+			fail_msg("vector %zu: CSV -> CSV or CSV -> JSON -> CSV changed it:\n%s\n%s\n%s",
+				 i, texts[i], xs, zs);
+		assert_contains(ys, "\"torch_csv\"");
+		free(xs);
+		free(ys);
+		free(zs);
+		free(texts[i]);
+	}
 }
 
 static json_t *trace_events(const char *path)
@@ -2617,6 +2660,7 @@ int main(void)
 		cmocka_unit_test(test_simulate_reads_back_result),
 		cmocka_unit_test(test_generate_then_simulate),
 		cmocka_unit_test(test_csv_roundtrip),
+		cmocka_unit_test(test_csv_torch_bytes),
 		cmocka_unit_test(test_convert_trace),
 		cmocka_unit_test(test_convert_svg),
 		cmocka_unit_test(test_convert_ascii),
