@@ -182,9 +182,10 @@ char *cli_render(enum sched_format fmt, const struct instance *in,
 		json_decref(obj);
 		if (!text)
 			return NULL;
-		/* one device per line keeps files readable and diffable */
+		/* one device per line keeps files readable and diffable; a list
+		 * per device under "schedule" and again under "torch_csv" */
 		size_t n = strlen(text);
-		char *out = malloc(n + 2 * (size_t)s->devices + 3);
+		char *out = malloc(n + 4 * (size_t)s->devices + 6);
 		if (!out) {
 			free(text);
 			return NULL;
