@@ -13,7 +13,10 @@ static const char usage_text[] =
 	"chart) or ascii. Formats default to the files' extensions (.csv,\n"
 	".svg, .txt, .trace.json, else json). trace, svg and ascii need times,\n"
 	"so they need --instance; with an instance the schedule is validated.\n"
-	"OUT '-' writes to stdout.\n";
+	"OUT '-' writes to stdout. A torch CSV keeps its steps (idle cells,\n"
+	"actions that run no op), in json under \"torch_csv\", so it converts\n"
+	"back byte for byte; other schedules are written to torch CSV step-aligned\n"
+	"(each op one step, after its inputs' steps).\n";
 
 struct convert_opts {
 	const char *from, *to, *instance;

@@ -2,6 +2,7 @@
  * instance against its lower bound. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "sched/bound.h"
@@ -13,6 +14,17 @@ static const char usage_text[] =
 	"build and simulate each family on it and print one row per family:\n"
 	"objective, makespan, span, bubble ratio, highest peak memory, and the gap\n"
 	"to the lower bound (or why the family refused the instance).\n";
+
+/* The width of the name column: the longest family name, at least 12. */
+static int name_width(void)
+{
+	int w = 12;
+	for (int i = 0; i < family_count(); i++) {
+		int n = (int)strlen(family_at(i)->name);
+		w = n > w ? n : w;
+	}
+	return w;
+}
 
 static int list_families(bool json)
 {
@@ -26,9 +38,11 @@ static int list_families(bool json)
 		cli_print_json(json_pack("{s:s,s:o}", "status", "ok", "families", arr));
 		return 0;
 	}
+	int w = name_width();
 	for (int i = 0; i < family_count(); i++) {
 		const struct family *f = family_at(i);
-		printf("%-12s %s\n%-12s supports: %s\n", f->name, f->summary, "", f->supports);
+		printf("%-*s %s\n%-*s supports: %s\n", w, f->name, f->summary, w, "",
+		       f->supports);
 	}
 	return 0;
 }
@@ -61,8 +75,9 @@ static json_t *family_row(const struct family *f, const struct instance *in,
 static void print_row(const json_t *row, bool has_memory)
 {
 	const char *name = json_string_value(json_object_get(row, "family"));
+	int w = name_width();
 	if (json_object_get(row, "error")) {
-		printf("%-12s refused: %s\n", name,
+		printf("%-*s refused: %s\n", w, name,
 		       json_string_value(json_object_get(row, "error")));
 		return;
 	}
@@ -74,8 +89,8 @@ static void print_row(const json_t *row, bool has_memory)
 	char peak_text[24] = "-";
 	if (has_memory)
 		snprintf(peak_text, sizeof peak_text, "%" PRId64, peak);
-	printf("%-12s %12" PRId64 " %12" PRId64 " %12" PRId64 " %8.2f %% %10s %8.2f %%%s\n",
-	       name, (int64_t)json_integer_value(json_object_get(row, "objective")),
+	printf("%-*s %12" PRId64 " %12" PRId64 " %12" PRId64 " %8.2f %% %10s %8.2f %%%s\n",
+	       w, name, (int64_t)json_integer_value(json_object_get(row, "objective")),
 	       (int64_t)json_integer_value(json_object_get(row, "makespan")),
 	       (int64_t)json_integer_value(json_object_get(row, "span")),
 	       100.0 * json_real_value(json_object_get(row, "bubble_ratio")), peak_text,
@@ -106,7 +121,7 @@ static int compare(const char *path, bool json)
 		cli_print_instance(in);
 		printf("lower bound %" PRId64 " on the %s\n\n", b.best,
 		       in->objective == OBJ_SPAN ? "span" : "makespan");
-		printf("%-12s %12s %12s %12s %10s %10s %10s\n", "family", "objective",
+		printf("%-*s %12s %12s %12s %10s %10s %10s\n", name_width(), "family", "objective",
 		       "makespan", "span", "bubble", "max peak", "gap");
 		size_t i;
 		json_t *row;

@@ -64,7 +64,7 @@ static int report(const struct simulate_opts *o, const struct run_opts *ro,
 		json_object_set_new(res, "family", o->family ? json_string(o->family) : json_null());
 		json_object_set_new(res, "schedule_file", o->schedule ? json_string(o->schedule) :
 				    json_null());
-		json_object_set_new(res, "schedule", schedule_to_json(s));
+		schedule_json_set(res, s);
 		json_object_set_new(res, "seconds", json_real(cli_now() - t0));
 		cli_print_json(res);
 		return 0;

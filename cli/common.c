@@ -181,7 +181,7 @@ char *cli_render(enum sched_format fmt, const struct instance *in,
 {
 	switch (fmt) {
 	case FMT_TORCH_CSV:
-		return torch_csv_format(s, split);
+		return torch_csv_format(s, in, split);
 	case FMT_TRACE:
 		return render_trace(in, s, r);
 	case FMT_SVG:
@@ -189,14 +189,16 @@ char *cli_render(enum sched_format fmt, const struct instance *in,
 	case FMT_ASCII:
 		return render_ascii(in, s, r, 100);
 	default: {
-		json_t *obj = json_pack("{s:o}", "schedule", schedule_to_json(s));
+		json_t *obj = json_object();
+		schedule_json_set(obj, s);
 		char *text = json_dumps(obj, JSON_COMPACT);
 		json_decref(obj);
 		if (!text)
 			return NULL;
-		/* one device per line keeps files readable and diffable */
+		/* one device per line keeps files readable and diffable; a list
+		 * per device under "schedule" and again under "torch_csv" */
 		size_t n = strlen(text);
-		char *out = malloc(n + 2 * (size_t)s->devices + 3);
+		char *out = malloc(n + 4 * (size_t)s->devices + 6);
 		if (!out) {
 			free(text);
 			return NULL;

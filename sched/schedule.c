@@ -1,12 +1,15 @@
 /* The schedule: construction, comparison and JSON interchange. */
 #include "sched/schedule.h"
 
+#include <assert.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/fileio.h"
 #include "sched/instance.h"
+#include "sched/torch_csv.h"
 
 struct schedule *schedule_new(int devices)
 {
@@ -22,6 +25,16 @@ struct schedule *schedule_new(int devices)
 	return s;
 }
 
+static void layout_free(struct sched_layout *l, int devices)
+{
+	if (!l)
+		return;
+	for (int d = 0; d < devices; d++)
+		free(l->rows[d].cells);
+	free(l->rows);
+	free(l);
+}
+
 void schedule_free(struct schedule *s)
 {
 	if (!s)
@@ -29,7 +42,56 @@ void schedule_free(struct schedule *s)
 	for (int d = 0; d < s->devices; d++)
 		free(s->rows[d].ops);
 	free(s->rows);
+	layout_free(s->layout, s->devices);
 	free(s);
+}
+
+enum status schedule_layout_new(struct schedule *s)
+{
+	struct sched_layout *l = calloc(1, sizeof *l);
+	if (l)
+		l->rows = calloc(s->devices > 0 ? s->devices : 1, sizeof *l->rows);
+	if (!l || !l->rows) {
+		free(l);
+		return err_set(NULL, "out of memory");
+	}
+	layout_free(s->layout, s->devices);
+	s->layout = l;
+	return STATUS_OK;
+}
+
+enum status schedule_cell_push(struct schedule *s, int d, int ops,
+			       const char *text)
+{
+	struct sched_cells *r = &s->layout->rows[d];
+	assert(!text || strlen(text) < sizeof r->cells->text);
+	if (r->len == r->cap) {
+		int cap = r->cap ? 2 * r->cap : 16;
+		struct sched_cell *cells = realloc(r->cells, cap * sizeof *cells);
+		if (!cells)
+			return err_set(NULL, "out of memory");
+		r->cells = cells;
+		r->cap = cap;
+	}
+	struct sched_cell *c = &r->cells[r->len++];
+	c->ops = ops;
+	snprintf(c->text, sizeof c->text, "%s", text ? text : "");
+	return STATUS_OK;
+}
+
+bool schedule_layout_ok(const struct schedule *s)
+{
+	if (!s->layout)
+		return false;
+	for (int d = 0; d < s->devices; d++) {
+		const struct sched_cells *r = &s->layout->rows[d];
+		long n = 0;
+		for (int i = 0; i < r->len; i++)
+			n += r->cells[i].ops;
+		if (n != s->rows[d].len)
+			return false;
+	}
+	return true;
 }
 
 enum status schedule_push(struct schedule *s, int d, int kind, int stage,
@@ -48,6 +110,19 @@ enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 	return STATUS_OK;
 }
 
+static enum status layout_copy(struct schedule *c, const struct sched_layout *l)
+{
+	if (schedule_layout_new(c))
+		return STATUS_ERROR;
+	c->layout->crlf = l->crlf;
+	for (int d = 0; d < c->devices; d++)
+		for (int i = 0; i < l->rows[d].len; i++)
+			if (schedule_cell_push(c, d, l->rows[d].cells[i].ops,
+					       l->rows[d].cells[i].text))
+				return STATUS_ERROR;
+	return STATUS_OK;
+}
+
 struct schedule *schedule_copy(const struct schedule *s)
 {
 	struct schedule *c = schedule_new(s->devices);
@@ -59,6 +134,10 @@ struct schedule *schedule_copy(const struct schedule *s)
 				return NULL;
 			}
 		}
+	if (c && s->layout && layout_copy(c, s->layout)) {
+		schedule_free(c);
+		return NULL;
+	}
 	return c;
 }
 
@@ -139,6 +218,14 @@ json_t *schedule_to_json(const struct schedule *s)
 	return all;
 }
 
+void schedule_json_set(json_t *obj, const struct schedule *s)
+{
+	json_object_set_new(obj, "schedule", schedule_to_json(s));
+	json_t *layout = torch_csv_layout_to_json(s);
+	if (layout)
+		json_object_set_new(obj, "torch_csv", layout);
+}
+
 /* One op ["F", stage, mb]; `where` is "schedule[d][i]". */
 static enum status parse_op(const json_t *v, const char *source,
 			    const char *where, struct op *op,
@@ -152,12 +239,12 @@ static enum status parse_op(const json_t *v, const char *source,
 	const char *ks = json_is_string(k) ? json_string_value(k) : "";
 	if (!strcmp(ks, "F"))
 		op->kind = OP_F;
-	else if (!strcmp(ks, "B"))
-		op->kind = OP_B;
+	else if (!strcmp(ks, "B") || !strcmp(ks, "I"))
+		op->kind = OP_B;   /* "I": torch's name for the input gradient */
 	else if (!strcmp(ks, "W"))
 		op->kind = OP_W;
 	else
-		return err_set(err, "schedule '%s': %s: kind must be \"F\", \"B\" or \"W\"",
+		return err_set(err, "schedule '%s': %s: kind must be \"F\", \"B\" (or \"I\") or \"W\"",
 			       source, where);
 	if (!json_is_integer(l) || !json_is_integer(j) ||
 	    json_integer_value(l) < 0 || json_integer_value(j) < 0 ||
@@ -174,8 +261,11 @@ enum status schedule_from_json(const json_t *v, const char *source,
 			       struct schedule **out, struct error *err)
 {
 	*out = NULL;
-	if (json_is_object(v))
+	const json_t *layout = NULL;
+	if (json_is_object(v)) {
+		layout = json_object_get(v, "torch_csv");
 		v = json_object_get(v, "schedule");
+	}
 	if (!v)
 		return err_set(err, "schedule '%s': schedule: required key is missing",
 			       source);
@@ -208,6 +298,10 @@ enum status schedule_from_json(const json_t *v, const char *source,
 					       source);
 			}
 		}
+	}
+	if (layout && torch_csv_layout_from_json(layout, source, s, err)) {
+		schedule_free(s);
+		return STATUS_ERROR;
 	}
 	*out = s;
 	return STATUS_OK;

@@ -2,6 +2,10 @@
  * The schedule: per device, the order in which that device runs its ops.
  * Start times are not part of it; the simulator derives them (sim.h).
  *
+ * A schedule read from a torch CSV also keeps the file's steps (its
+ * layout, below), so that it writes back byte for byte; every other
+ * schedule has none, and the CSV writer aligns it itself (torch_csv.h).
+ *
  * A schedule may be read before it is checked against an instance, so an op
  * holds its kind, stage and micro-batch as plain numbers; sim_run() validates.
  *
@@ -12,6 +16,7 @@
 #define PIPEOPT_SCHEDULE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "common/error.h"
@@ -29,9 +34,36 @@ struct sched_row {
 	int len, cap;
 };
 
+/*
+ * One step (CSV cell) of a device's row in a torch CSV: `ops` consecutive
+ * ops of the device's order, 0 for an idle step, 2 or more for a composite
+ * (a full backward `B` of a split schedule is B and W, an OVERLAP_F_B its
+ * sub-actions'); or, when `text` is not empty, an action that runs no op
+ * (SEND_F, UNSHARD, ...), kept as torch writes it. Text is at most
+ * TORCH_ACTION_MAX characters (torch_csv.h).
+ */
+struct sched_cell {
+	int ops;
+	char text[32];
+};
+
+struct sched_cells {
+	struct sched_cell *cells;
+	int len, cap;
+};
+
+/* The steps of a schedule read from a torch CSV. It describes the orders
+ * only while every row's cells hold exactly that row's ops
+ * (schedule_layout_ok); writers ignore it otherwise. */
+struct sched_layout {
+	bool crlf;                  /* the file's rows ended in "\r\n" */
+	struct sched_cells *rows;   /* [devices] */
+};
+
 struct schedule {
 	int devices;
 	struct sched_row *rows;   /* [devices] */
+	struct sched_layout *layout;   /* NULL: no steps kept */
 };
 
 struct schedule *schedule_new(int devices);
@@ -41,7 +73,18 @@ void schedule_free(struct schedule *s);
 enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 			  int mb);
 
-/* A deep copy; NULL when out of memory. */
+/* Give s an empty layout (replacing any), to fill with schedule_cell_push. */
+enum status schedule_layout_new(struct schedule *s);
+
+/* Append a cell to device d's row of the layout; `text` NULL or "" for a
+ * cell that runs `ops` ops. */
+enum status schedule_cell_push(struct schedule *s, int d, int ops,
+			       const char *text);
+
+/* Whether s has a layout whose cells hold exactly each row's ops. */
+bool schedule_layout_ok(const struct schedule *s);
+
+/* A deep copy, layout included; NULL when out of memory. */
 struct schedule *schedule_copy(const struct schedule *s);
 
 /* Total number of ops over all devices. */
@@ -62,11 +105,13 @@ int schedule_has_w(const struct schedule *s);
 enum status schedule_check_shape(const struct instance *in,
 				 const struct schedule *s, struct error *err);
 
-/* Deep equality of orders. */
+/* Deep equality of orders (layouts are not compared). */
 int schedule_equal(const struct schedule *a, const struct schedule *b);
 
-/* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md). Other top-level
- * keys are ignored, so a command's --json result can be read back. */
+/* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); kind "I",
+ * torch's name for the input-gradient backward, reads as "B". The optional
+ * key "torch_csv" holds the layout (torch_csv.h). Other top-level keys are
+ * ignored, so a command's --json result can be read back. */
 enum status schedule_read(const char *path, struct schedule **out,
 			  struct error *err);
 enum status schedule_parse(const char *text, const char *source,
@@ -76,5 +121,9 @@ enum status schedule_from_json(const json_t *v, const char *source,
 
 /* The list of per-device lists (the value under "schedule"); new reference. */
 json_t *schedule_to_json(const struct schedule *s);
+
+/* Set "schedule" in obj and, when s has a layout (schedule_layout_ok),
+ * "torch_csv". */
+void schedule_json_set(json_t *obj, const struct schedule *s);
 
 #endif

@@ -28,6 +28,7 @@
 #include "json_get.h"
 #include "run_helpers.h"
 #include "tmpdir.h"
+#include "torch_ref.h"
 
 
 #define ZB "datasets/instances/zb-1p-example.json"
@@ -528,12 +529,16 @@ static void test_csv_roundtrip(void **state)
 		fail_msg("exit %d: %s", r.status, r.err);
 	run_free(&r);
 	char *xs = read_ok(x);
-	/* stage 0 warms up with 3 forwards, then F3 I0 W0 F4 ...; split
-	 * backward B exports as I. 4 rows of 3 * 8 actions. */
-	assert_true(!strncmp(xs, "0F0,0F1,0F2,0F3,0I0,0W0,0F4,0I1,0W1,", 36));
+	/* Step-aligned (sched/torch_csv.h), one op a step: stage 0 warms up
+	 * with F0..F3 at steps 0-3; its B0 (exported as I) waits for B(1,0)
+	 * at step 6: B(3,0) runs at 4 (after F(3,0) at 3), B(2,0) at 5, so
+	 * three idle steps. Stage 3 starts at step 3. 4 rows of 3 * 8 ops. */
+	assert_true(!strncmp(xs, "0F0,0F1,0F2,0F3,,,,0I0,0W0,0F4,", 31));
 	assert_int_equal(count_substr(xs, "\n"), 4);
-	assert_int_equal(count_substr(xs, ","), 4 * 23);
-	assert_contains(xs, "\n3F0,3I0,3W0,3F1,");
+	assert_int_equal(count_substr(xs, "F"), 32);
+	assert_int_equal(count_substr(xs, "I"), 32);
+	assert_int_equal(count_substr(xs, "W"), 32);
+	assert_contains(xs, "\n,,,3F0,3I0,3W0,3F1,");
 
 	RUN(&r, "convert", x, y);
 	assert_int_equal(r.status, 0);
@@ -552,7 +557,7 @@ static void test_csv_roundtrip(void **state)
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	xs = read_ok(fx);
-	assert_contains(xs, "\n3F0,3B0,3F1,3B1,");
+	assert_contains(xs, "\n,,,3F0,3B0,3F1,3B1,");
 	assert_null(strstr(xs, "I"));
 	RUN(&r, "convert", fx, tmp("rt-fused.json"), "--from", "torch-csv");
 	assert_int_equal(r.status, 0);
@@ -562,6 +567,48 @@ static void test_csv_roundtrip(void **state)
 	assert_string_equal(r.out, xs);
 	free(xs);
 	run_free(&r);
+}
+
+/* torch's own CSVs through the binary: convert CSV -> CSV and CSV -> JSON
+ * -> CSV give back the same bytes. The vectors: the zb 2-rank golden file
+ * of torch's tests and DualPipeV (OVERLAP_F_B, full B) from torch's
+ * algorithms (tests/torch_ref.h), and a hand-written one with
+ * communication actions, idle cells and CRLF. */
+static void test_csv_torch_bytes(void **state)
+{
+	struct tref *zbt = tref_interleaved(2, 2, 8, true), *dp = tref_dualpipev(4, 10);
+	char *texts[] = {
+		tref_csv(zbt, "\n"), tref_csv(dp, "\n"), tref_csv(dp, "\r\n"),
+		strdup("0F0,0SEND_F0,,0I0,0W0,0REDUCE_GRAD\r\n,1RECV_F0,1F0,1I0,1SEND_B0,1W0,\r\n"),
+	};
+	free(zbt);
+	free(dp);
+	assert_int_equal(strlen(texts[0]), 386);
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		const char *in = tmp("torch-in.csv"), *x = tmp("torch-x.csv"),
+			   *y = tmp("torch-y.json"), *z = tmp("torch-z.csv");
+		struct run r;
+		write_file(in, texts[i]);
+		RUN(&r, "convert", in, x);
+		if (r.status)
+			fail_msg("vector %zu: %s", i, r.err);
+		run_free(&r);
+		RUN(&r, "convert", in, y);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		RUN(&r, "convert", y, z);
+		assert_int_equal(r.status, 0);
+		run_free(&r);
+		char *xs = read_ok(x), *zs = read_ok(z), *ys = read_ok(y);
+		if (strcmp(xs, texts[i]) || strcmp(zs, texts[i]))
+			fail_msg("vector %zu: CSV -> CSV or CSV -> JSON -> CSV changed it:\n%s\n%s\n%s",
+				 i, texts[i], xs, zs);
+		assert_contains(ys, "\"torch_csv\"");
+		free(xs);
+		free(ys);
+		free(zs);
+		free(texts[i]);
+	}
 }
 
 static json_t *trace_events(const char *path)
@@ -1274,10 +1321,10 @@ static void test_malformed_csv(void **state)
 	RUN(&r, "simulate", TINY, "--schedule", path);
 	assert_failed(&r, NEEDLES(path, "line 1, column 3"));
 	run_free(&r);
-	/* fused B mixed with split I on line 2 */
-	write_file(path, "0F0,0I0\n1F0,1B0\n");
+	/* a full B is B then W, so W(1,0) again on line 2 */
+	write_file(path, "0F0,0I0,0W0\n1F0,1B0,1W0\n");
 	RUN(&r, "simulate", TINY, "--schedule", path);
-	assert_failed(&r, NEEDLES(path, "line 2, column 2"));
+	assert_failed(&r, NEEDLES(path, "line 2, column 3", "W(1,0)"));
 	run_free(&r);
 }
 
@@ -1372,7 +1419,7 @@ static void test_simulate_output(void **state)
 	assert_int_equal(r.status, 0);
 	run_free(&r);
 	char *csv = read_ok(out);
-	assert_contains(csv, "\n3F0,3B0,3F1,3B1,");
+	assert_contains(csv, "\n,,,3F0,3B0,3F1,3B1,");
 	free(csv);
 	assert_int_equal(dir_count(dir, ".tmp."), 0);
 }
@@ -1632,7 +1679,7 @@ static void test_families_all_listed(void **state)
 {
 	static const char *const want[] = {
 		"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
-		"zb-v", "dualpipev", "1f1b-dag", "zb-auto"};
+		"zb-v", "dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto"};
 	struct run r;
 	RUN(&r, "families", "--json");
 	assert_int_equal(r.status, 0);
@@ -2785,6 +2832,7 @@ int main(void)
 		cmocka_unit_test(test_simulate_reads_back_result),
 		cmocka_unit_test(test_generate_then_simulate),
 		cmocka_unit_test(test_csv_roundtrip),
+		cmocka_unit_test(test_csv_torch_bytes),
 		cmocka_unit_test(test_convert_trace),
 		cmocka_unit_test(test_convert_svg),
 		cmocka_unit_test(test_convert_ascii),

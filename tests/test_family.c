@@ -1,8 +1,9 @@
 /*
  * Predefined schedule families (sched/family.c): gpipe and 1f1b first,
- * then interleaved, looped-bfs, zb-h1, zb-h2, zb-v, dualpipev, 1f1b-dag and
- * zb-auto: golden orders (tests/golden/), closed forms, in-flight counts,
- * refusals, and a grid over every family.
+ * then interleaved, looped-bfs, zb-h1, zb-h2, zb-v, dualpipev,
+ * torch-interleaved-zb, 1f1b-dag and zb-auto: golden orders
+ * (tests/golden/), torch's algorithm (tests/torch_ref.h), closed forms,
+ * in-flight counts, refusals, and a grid over every family.
  *
  * Known answers are closed forms derived in the comments (timelines drawn
  * by hand for the small cases), and counts read directly off the schedule
@@ -17,6 +18,7 @@
 #include "sched/schedule.h"
 #include "sched/sim.h"
 #include "sched/torch_csv.h"
+#include "torch_ref.h"
 
 static const char *const names[] = {"gpipe", "1f1b"};
 #define NFAM 2
@@ -440,12 +442,12 @@ static void test_grid_every_op_once(void **state)
 
 /* ======================================================================
  * The other families: interleaved, looped-bfs, zb-h1, zb-h2, zb-v,
- * dualpipev, 1f1b-dag and zb-auto.
+ * dualpipev, torch-interleaved-zb, 1f1b-dag and zb-auto.
  * ====================================================================== */
 
 static const char *const all_names[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
-	"zb-v", "dualpipev", "1f1b-dag", "zb-auto"};
+	"zb-v", "dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto"};
 #define NALL ((int)(sizeof all_names / sizeof all_names[0]))
 
 /* An instance from printf-style JSON. */
@@ -1266,6 +1268,95 @@ static void test_dualpipev(void **state)
 	}
 }
 
+/*
+ * torch-interleaved-zb against torch's ScheduleInterleavedZeroBubble.
+ * By hand, 2 ranks x 2 stages, m = 2 (g = 2): rank 0 warms up with
+ * (v-1)g + p-1 = 3 forwards, 0F0 0F1 2F0 (an idle step in torch's CSV),
+ * then 2F1 2I0 2W0, then the cool-down 2I1 2W1 0I0 0W0 0I1 0W1; rank 1
+ * warms up with 2, 1F0 1F1, then 3F0 3I0 and 3F1 3I1 3W0 (its W's lag one
+ * backward), then 1I0 3W1, 1I1 1W0 and the last W, 1W1.
+ */
+static const char zb_2x2_m2[] =
+	"0F0,0F1,2F0,,2F1,2I0,2W0,2I1,2W1,0I0,0W0,0I1,0W1\n"
+	",1F0,1F1,3F0,3I0,3F1,3I1,3W0,1I0,3W1,1I1,1W0,1W1\n";
+
+static void test_torch_interleaved_zb(void **state)
+{
+	const char *name = "torch-interleaved-zb";
+	struct schedule *want = NULL;
+	struct error err = {{0}};
+	if (torch_csv_parse(zb_2x2_m2, "zb.csv", &want, &err))
+		fail_msg("%s", err.msg);
+	struct instance *in = placed("interleaved", 2, 2, 2, 1, 1, 1, 0, "");
+	struct sim *s = sim_new(in);
+	struct sim_result r;
+	struct schedule *sc = generate_valid(name, in, s, &r);
+	if (!schedule_equal(sc, want)) {
+		char diff[256];
+		first_difference(sc, want, diff, sizeof diff);
+		fail_msg("p=2 v=2 m=2 differs from the hand-derived order: %s", diff);
+	}
+	schedule_free(sc);
+	schedule_free(want);
+	sim_free(s);
+	instance_free(in);
+
+	/* op for op against torch's algorithm; refused where torch raises */
+	int compared = 0;
+	for (int p = 1; p <= 4; p++)
+		for (int v = 1; v <= 3; v++)
+			for (int m = 1; m <= 12; m++) {
+				in = placed(v == 1 && p % 2 ? "linear" : "interleaved", p, v, m,
+					    2, 3, 1, 1, "");
+				struct tref *t = tref_interleaved(p, v, m, true);
+				if (!t) {
+					expect_refused(name, in, "multiple of max(1, m div p)");
+					instance_free(in);
+					continue;
+				}
+				s = sim_new(in);
+				sc = generate_valid(name, in, s, &r);
+				want = tref_schedule(t, true);
+				if (!schedule_equal(sc, want)) {
+					char diff[256];
+					first_difference(sc, want, diff, sizeof diff);
+					fail_msg("p=%d v=%d m=%d differs from torch's: %s", p, v, m, diff);
+				}
+				check_ops_once_in_order(name, in, sc);
+				compared++;
+				schedule_free(sc);
+				schedule_free(want);
+				free(t);
+				sim_free(s);
+				instance_free(in);
+			}
+	assert_true(compared > 100);
+
+	/* with one chunk it is zb-h1 */
+	for (int p = 1; p <= 6; p++)
+		for (int m = 1; m <= 12; m++) {
+			if (m % (m / p > 1 ? m / p : 1))
+				continue;
+			in = placed("linear", p, 1, m, 1, 1, 1, 0, "");
+			s = sim_new(in);
+			struct schedule *a = generate_valid(name, in, s, &r);
+			struct schedule *b = generate_valid("zb-h1", in, s, &r);
+			if (!schedule_equal(a, b))
+				fail_msg("v=1 p=%d m=%d differs from zb-h1", p, m);
+			schedule_free(a);
+			schedule_free(b);
+			sim_free(s);
+			instance_free(in);
+		}
+
+	in = placed("interleaved", 2, 2, 8, 1, 1, -1, 0, "");
+	expect_refused(name, in, "split backward");
+	instance_free(in);
+	in = placed("v", 2, 2, 8, 1, 1, 1, 0, "");
+	expect_refused(name, in, "interleaved placement");
+	instance_free(in);
+}
+
 /* depth(s): stages on the longest path from s to a sink, from the edges. */
 static int stage_depth(const struct instance *in, int s)
 {
@@ -1696,6 +1787,8 @@ static bool family_supports(const char *name, struct shape sh, int p, int m,
 		return vee && split;
 	if (!strcmp(name, "dualpipev"))
 		return vee && m >= 2 * p;
+	if (!strcmp(name, "torch-interleaved-zb"))   /* torch's rounds rule */
+		return (linear || inter) && split && m % (m / p > 1 ? m / p : 1) == 0;
 	fail_msg("no support rule for family '%s'", name);
 	return false;
 }
@@ -1794,6 +1887,7 @@ int main(void)
 		cmocka_unit_test(test_zb_h2),
 		cmocka_unit_test(test_zb_v),
 		cmocka_unit_test(test_dualpipev),
+		cmocka_unit_test(test_torch_interleaved_zb),
 		cmocka_unit_test(test_1f1b_dag),
 		cmocka_unit_test(test_zb_auto_grid),
 		cmocka_unit_test(test_zb_auto_not_worse_than_1f1b_zbh1),

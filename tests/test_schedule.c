@@ -1,7 +1,8 @@
 /*
- * Tests for sched/schedule.c: construction, comparison and the JSON form
- * {"schedule": [[["F",0,0], ...], ...]} of docs/formats.md, and the shape
- * check against an instance.
+ * Tests for sched/schedule.c: construction, comparison, the layout of a
+ * torch CSV, the JSON form {"schedule": [[["F",0,0], ...], ...]} of
+ * docs/formats.md with its optional "torch_csv" key, and the shape check
+ * against an instance.
  */
 #include "test_helpers.h"
 
@@ -244,6 +245,113 @@ static void test_from_json_forms(void **state)
 	json_decref(obj);
 }
 
+/* "I", torch's name for the input-gradient backward, reads as B. */
+static void test_parse_kind_i(void **state)
+{
+	struct schedule *s = NULL;
+	struct error err = {{0}};
+	if (schedule_parse("{\"schedule\": [[[\"F\",0,0],[\"I\",0,0],[\"W\",0,0]]]}",
+			   "test.json", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_op(s, 0, 0, OP_F, 0, 0);
+	assert_op(s, 0, 1, OP_B, 0, 0);
+	assert_op(s, 0, 2, OP_W, 0, 0);
+	json_t *j = schedule_to_json(s);
+	char *text = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(text, "[[[\"F\",0,0],[\"B\",0,0],[\"W\",0,0]]]");
+	free(text);
+	json_decref(j);
+	schedule_free(s);
+}
+
+/* The layout: cells hold each row's ops, copies keep it, and it stops
+ * describing the schedule when a row changes. */
+static void test_layout(void **state)
+{
+	static const struct lit r0[] = {{OP_F, 0, 0}, {OP_B, 0, 0}, {OP_W, 0, 0}, END};
+	static const struct lit r1[] = {{OP_F, 1, 0}, END};
+	static const struct lit *const rows[] = {r0, r1};
+	struct schedule *s = build(2, rows);
+	assert_null(s->layout);
+	assert_false(schedule_layout_ok(s));
+	assert_int_equal(schedule_layout_new(s), STATUS_OK);
+	assert_false(schedule_layout_ok(s));   /* no cells yet: 0 of 3 ops */
+	schedule_cell_push(s, 0, 1, NULL);
+	schedule_cell_push(s, 0, 0, "0SEND_F0");
+	schedule_cell_push(s, 0, 0, "");
+	schedule_cell_push(s, 0, 2, NULL);
+	assert_false(schedule_layout_ok(s));   /* device 1: 0 of 1 */
+	schedule_cell_push(s, 1, 0, NULL);
+	schedule_cell_push(s, 1, 1, NULL);
+	assert_true(schedule_layout_ok(s));
+	assert_int_equal(s->layout->rows[0].len, 4);
+	assert_string_equal(s->layout->rows[0].cells[1].text, "0SEND_F0");
+	assert_int_equal(s->layout->rows[0].cells[3].ops, 2);
+
+	struct schedule *c = schedule_copy(s);
+	assert_true(schedule_layout_ok(c));
+	assert_true(schedule_equal(s, c));
+	assert_int_equal(c->layout->rows[1].len, 2);
+	assert_int_equal(c->layout->rows[1].cells[1].ops, 1);
+	assert_string_equal(c->layout->rows[0].cells[1].text, "0SEND_F0");
+
+	schedule_push(c, 1, OP_B, 1, 0);
+	assert_false(schedule_layout_ok(c));
+	assert_true(schedule_layout_ok(s));
+	schedule_free(c);
+	schedule_free(s);
+}
+
+/* schedule_json_set writes "torch_csv" only for a schedule with a layout
+ * that matches, and it reads back; hand-written expected text. */
+static void test_layout_json(void **state)
+{
+	const char *text =
+		"{\"schedule\": [[[\"F\",0,0],[\"B\",0,0],[\"W\",0,0]], [[\"F\",1,0]]],"
+		" \"torch_csv\": {\"cells\": [[1, 0, \"0SEND_F0\", 2], [0, 1, \"1REDUCE_GRAD\"]],"
+		" \"crlf\": true}}";
+	struct schedule *s = NULL;
+	struct error err = {{0}};
+	if (schedule_parse(text, "test.json", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_true(schedule_layout_ok(s));
+	assert_true(s->layout->crlf);
+	assert_int_equal(s->layout->rows[0].len, 4);
+	assert_int_equal(s->layout->rows[0].cells[1].ops, 0);
+	assert_string_equal(s->layout->rows[0].cells[1].text, "");
+	assert_string_equal(s->layout->rows[0].cells[2].text, "0SEND_F0");
+	assert_int_equal(s->layout->rows[0].cells[3].ops, 2);
+	assert_string_equal(s->layout->rows[1].cells[2].text, "1REDUCE_GRAD");
+
+	json_t *obj = json_object();
+	schedule_json_set(obj, s);
+	char *out = json_dumps(obj, JSON_COMPACT);
+	assert_string_equal(out,
+		"{\"schedule\":[[[\"F\",0,0],[\"B\",0,0],[\"W\",0,0]],[[\"F\",1,0]]],"
+		"\"torch_csv\":{\"cells\":[[1,0,\"0SEND_F0\",2],[0,1,\"1REDUCE_GRAD\"]],"
+		"\"crlf\":true}}");
+	free(out);
+	json_decref(obj);
+
+	/* crlf false is left out; no layout, no key (the JSON of before) */
+	s->layout->crlf = false;
+	obj = json_object();
+	schedule_json_set(obj, s);
+	out = json_dumps(json_object_get(obj, "torch_csv"), JSON_COMPACT);
+	assert_string_equal(out, "{\"cells\":[[1,0,\"0SEND_F0\",2],[0,1,\"1REDUCE_GRAD\"]]}");
+	free(out);
+	json_decref(obj);
+	schedule_push(s, 1, OP_B, 1, 0);
+	obj = json_object();
+	schedule_json_set(obj, s);
+	out = json_dumps(obj, JSON_COMPACT);
+	assert_string_equal(out,
+		"{\"schedule\":[[[\"F\",0,0],[\"B\",0,0],[\"W\",0,0]],[[\"F\",1,0],[\"B\",1,0]]]}");
+	free(out);
+	json_decref(obj);
+	schedule_free(s);
+}
+
 struct reject_case {
 	const char *name;
 	const char *text;
@@ -259,7 +367,7 @@ static const struct reject_case reject_cases[] = {
 	{"no devices", "{\"schedule\": []}", "schedule", "list"},
 	{"bad kind X", "{\"schedule\": [[[\"X\",0,0]]]}", "schedule[0][0]", "kind"},
 	{"lower-case kind", "{\"schedule\": [[[\"f\",0,0]]]}", "schedule[0][0]", "kind"},
-	{"torch kind I", "{\"schedule\": [[[\"I\",0,0]]]}", "schedule[0][0]", "kind"},
+	{"lower-case torch kind i", "{\"schedule\": [[[\"i\",0,0]]]}", "schedule[0][0]", "kind"},
 	{"kind not a string", "{\"schedule\": [[[0,0,0]]]}", "schedule[0][0]", "kind"},
 	{"negative stage", "{\"schedule\": [[[\"F\",-1,0]]]}", "schedule[0][0]",
 	 "stage"},
@@ -288,6 +396,33 @@ static const struct reject_case reject_cases[] = {
 	{"duplicate key",
 	 "{\"schedule\": [[[\"F\",0,0]]], \"schedule\": [[[\"B\",0,0]]]}",
 	 "schedule", "duplicate"},
+	/* the layout (torch_csv): F(0,0), B(0,0) on device 0, F(1,0) on 1 */
+#define TWO_ROWS "{\"schedule\": [[[\"F\",0,0],[\"B\",0,0]], [[\"F\",1,0]]], "
+	{"torch_csv not an object", TWO_ROWS "\"torch_csv\": [1]}", "torch_csv",
+	 "object"},
+	{"torch_csv unknown key", TWO_ROWS "\"torch_csv\": {\"cells\": [[2],[1]], \"steps\": 1}}",
+	 "torch_csv.steps", "unknown key"},
+	{"cells missing", TWO_ROWS "\"torch_csv\": {\"crlf\": true}}", "torch_csv.cells",
+	 "one list of cells per device"},
+	{"cells one row short", TWO_ROWS "\"torch_csv\": {\"cells\": [[2]]}}",
+	 "torch_csv.cells", "per device"},
+	{"row not a list", TWO_ROWS "\"torch_csv\": {\"cells\": [[2], 1]}}",
+	 "torch_csv.cells[1]", "list of cells"},
+	{"negative count", TWO_ROWS "\"torch_csv\": {\"cells\": [[1,-1,1],[1]]}}",
+	 "torch_csv.cells[0][1]", "op count"},
+	{"count a real", TWO_ROWS "\"torch_csv\": {\"cells\": [[1.5,1],[1]]}}",
+	 "torch_csv.cells[0][0]", "op count"},
+	{"compute action as text", TWO_ROWS "\"torch_csv\": {\"cells\": [[1,1],[\"1F0\"]]}}",
+	 "torch_csv.cells[1][0]", "op count"},
+	{"unknown action", TWO_ROWS "\"torch_csv\": {\"cells\": [[2],[\"1SEND_X0\",1]]}}",
+	 "torch_csv.cells[1][0]", "1SEND_X0"},
+	{"too few ops", TWO_ROWS "\"torch_csv\": {\"cells\": [[1,0],[1]]}}",
+	 "torch_csv.cells[0]", "hold 1 ops, the device runs 2"},
+	{"too many ops", TWO_ROWS "\"torch_csv\": {\"cells\": [[2],[1,1]]}}",
+	 "torch_csv.cells[1]", "hold 2 ops, the device runs 1"},
+	{"crlf not a boolean", TWO_ROWS "\"torch_csv\": {\"cells\": [[2],[1]], \"crlf\": 1}}",
+	 "torch_csv.crlf", "true or false"},
+#undef TWO_ROWS
 };
 
 static void test_parse_rejects(void **state)
@@ -398,6 +533,9 @@ int main(void)
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_parse_result_object),
 		cmocka_unit_test(test_from_json_forms),
+		cmocka_unit_test(test_parse_kind_i),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_layout_json),
 		cmocka_unit_test(test_parse_rejects),
 		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_check_shape),
