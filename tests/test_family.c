@@ -1590,7 +1590,7 @@ static void test_zb_auto_not_worse_than_1f1b_zbh1(void **state)
 							"{\"devices\":%d,\"microbatches\":%d%s,\"comm\":%d%s}",
 							p, m, costs, c, mem);
 						struct sim *s = sim_new(in);
-						int64_t za, base = INT64_MAX, o;
+						int64_t za = 0, base = INT64_MAX, o;
 						if (!objective_of("zb-auto", in, s, &za))
 							fail_msg("zb-auto p=%d m=%d c=%d: no valid schedule", p, m, c);
 						if (objective_of("1f1b", in, s, &o) && o < base)

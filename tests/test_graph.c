@@ -1113,13 +1113,12 @@ static void test_make_sp_cut_choice(void **state)
 		assert_double_near(sp_critical_path(g, w), cases[i].cp, 0);
 		char *s = sp_text(g);
 		assert_non_null(s);
-		if (strcmp(s, cases[i].tree)) {
-			char msg[128];
-			snprintf(msg, sizeof msg, "%s", s);
-			free(s);
-			fail_msg("%s: tree %s, expected %s", label, msg, cases[i].tree);
-		}
+		char msg[128];
+		bool same = !strcmp(s, cases[i].tree);
+		snprintf(msg, sizeof msg, "%s", s);
 		free(s);
+		if (!same)
+			fail_msg("%s: tree %s, expected %s", label, msg, cases[i].tree);
 		graph_free(g);
 	}
 }

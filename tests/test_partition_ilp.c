@@ -124,12 +124,12 @@ static void labellings(struct brute *bf, int v)
 	for (int s = 0; s < bf->K; s++) {
 		bool ok = true;
 		for (int e = 0; e < bf->g->nedges && ok; e++)
-			if (bf->g->edges[e][1] == v && bf->g->edges[e][0] < v &&
-			    bf->label[bf->g->edges[e][0]] > s)
+			if (bf->g->edges[e][1] == v && bf->g->edges[e][0] >= 0 &&
+			    bf->g->edges[e][0] < v && bf->label[bf->g->edges[e][0]] > s)
 				ok = false;
 		for (int e = 0; e < bf->g->nedges && ok; e++)
-			if (bf->g->edges[e][0] == v && bf->g->edges[e][1] < v &&
-			    bf->label[bf->g->edges[e][1]] < s)
+			if (bf->g->edges[e][0] == v && bf->g->edges[e][1] >= 0 &&
+			    bf->g->edges[e][1] < v && bf->label[bf->g->edges[e][1]] < s)
 				ok = false;
 		if (ok) {
 			bf->label[v] = s;

@@ -644,7 +644,7 @@ static void test_mpi_matches_threads(void **state)
  * path: exit 1, one line naming the file, no results file. */
 static void test_bad_input(void **state)
 {
-	struct run r;
+	struct run r = {0};
 	RUN(&r, "sweep", "missing.json", "-o", "bad1.jsonl");
 	assert_one_error_line(&r, "'missing.json'");
 	assert_int_equal(r.out_len, 0);
