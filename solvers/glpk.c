@@ -35,6 +35,7 @@
  */
 #include "solvers/backend.h"
 
+#include "common/stop.h"
 #include "common/clock.h"
 
 #include <glpk.h>
@@ -212,6 +213,9 @@ static void glpk_callback(glp_tree *T, void *info)
 		j->gap_stop = true;
 		glp_ios_terminate(T);
 	}
+	/* an interrupt (passed on by isolate.c): stop with the incumbent */
+	if (stop_requested())
+		glp_ios_terminate(T);
 	glpk_progress(j, p, why == GLP_IBINGO);
 }
 
