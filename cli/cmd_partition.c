@@ -99,8 +99,10 @@ static void print_human(const struct graph *g, const struct partition *p, double
 	}
 	printf("time/sample %.4g us (bottleneck %.4g us per micro-batch)\n", p->time_per_sample,
 	       p->bottleneck);
-	printf("iteration   %.6g us (estimate: (m - 1) bottleneck + longest stage path); %.3f s search\n",
+	printf("iteration   %.6g us (1f1b-dag on the stage DAG, simulated: what plan and exec see); %.3f s search\n",
 	       p->iteration_time, seconds);
+	printf("estimate    %.6g us (GraphPipe's: (m - 1) bottleneck + longest stage path)\n",
+	       p->estimate);
 }
 
 int cmd_partition(int argc, char **argv)
@@ -136,6 +138,7 @@ int cmd_partition(int argc, char **argv)
 	}
 	if (o.run.json) {
 		json_t *j = result_json(g, &p, seconds, o.p.sequential, o.ilp ? "ilp" : "dp");
+		json_object_set_new(j, "iteration_time_estimate", json_real(p.estimate));
 		bool proven = o.ilp && info.certified;
 		json_object_set_new(j, "status", json_string(outcome_name(proven ? OUTCOME_OPTIMAL :
 									 OUTCOME_FEASIBLE)));

@@ -100,7 +100,7 @@ static json_t *row_json(const struct plan_row *r)
 	return json_pack("{s:s,s:i,s:i,s:i,s:f,s:f,s:I,s:I,s:I,s:f,s:s}",
 		"pipeline", r->pipeline, "stages", p->nstages, "microbatch_size", p->microbatch,
 		"depth", p->depth, "time_per_sample", p->time_per_sample,
-		"iteration_time_estimate", p->iteration_time,
+		"iteration_time_estimate", p->estimate,
 		"iteration_time_1f1b", (json_int_t)r->onefb,
 		"iteration_time_search", (json_int_t)r->search, "lower_bound", (json_int_t)r->bound,
 		"search_gain", r->onefb > 0 ? (double)(r->onefb - r->search) / r->onefb : 0.0,
@@ -112,7 +112,7 @@ static void print_row(const struct plan_row *r)
 	const struct partition *p = &r->p;
 	printf("%-10s  %d stages, depth %d, micro-batch %d x %d: %.4g us per sample, estimate %.6g us\n",
 	       r->pipeline, p->nstages, p->depth, p->microbatch, p->microbatches,
-	       p->time_per_sample, p->iteration_time);
+	       p->time_per_sample, p->estimate);
 	printf("            1f1b-dag %" PRId64 " us; search %" PRId64 " us (from %s, %.2f %% better; lower bound %" PRId64 ")\n",
 	       r->onefb, r->search, r->origin,
 	       r->onefb > 0 ? 100.0 * (double)(r->onefb - r->search) / (double)r->onefb : 0,

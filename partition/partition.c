@@ -19,6 +19,7 @@
  */
 #include "partition/partition.h"
 #include "graph/cost.h"
+#include "partition/bridge.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -399,6 +400,8 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 			st->wgrad += g->ops[st->ops[k]].wgrad[i];
 		}
 		st->act = c.act * (p->microbatch / st->degree);
+		st->allreduce = ok ? graph_allreduce(&g->machine, c.weight, st->degree) /
+					     p->microbatches : 0;
 		free(c.time);
 		p->bottleneck = st->time > p->bottleneck ? st->time : p->bottleneck;
 		p->devices_used += st->degree;
@@ -418,7 +421,8 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 	for (int s = 0; ok && s < p->nstages; s++)
 		longest = path[s] > longest ? path[s] : longest;
 	p->time_per_sample = p->bottleneck / p->microbatch;
-	p->iteration_time = (p->microbatches - 1) * p->bottleneck + longest;
+	p->estimate = (p->microbatches - 1) * p->bottleneck + longest;
+	p->iteration_time = 0;   /* partition_simulate's */
 	free(path);
 	free(of);
 	free(mark);
@@ -536,8 +540,8 @@ static bool search_size(struct dp *dp, struct seg *root, int b, double precision
  * alone would favour one giant micro-batch and no pipelining at all). */
 static bool better(const struct partition *a, const struct partition *b)
 {
-	if (a->iteration_time != b->iteration_time)
-		return a->iteration_time < b->iteration_time;
+	if (a->estimate != b->estimate)
+		return a->estimate < b->estimate;
 	return a->time_per_sample < b->time_per_sample;
 }
 
@@ -589,6 +593,10 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 	if (!st && !any)
 		st = err_set(err, "graph '%s': no partition onto %d devices fits in %.4g bytes per device at any micro-batch size",
 			     g->name, o->devices, g->machine.memory_bytes);
+	if (!st && !o->no_simulate)
+		st = partition_simulate(g, best, err);
+	if (st)
+		partition_release(best);
 	free(buf);
 	dp_release(&dp);
 	sp_free(tree);

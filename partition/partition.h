@@ -49,6 +49,8 @@ struct stage {
 	double memory;           /* bytes per device */
 	double fwd, bwd, wgrad;  /* microseconds per micro-batch, compute only */
 	double act;              /* bytes per micro-batch per device, activations */
+	double allreduce;        /* microseconds per micro-batch: the ring allreduce
+	                            of the stage's weights over its replicas / m */
 };
 
 struct partition {
@@ -61,8 +63,14 @@ struct partition {
 	int devices_used;
 	double bottleneck;       /* microseconds per micro-batch: max_s t_s */
 	double time_per_sample;  /* microseconds: bottleneck / microbatch */
-	double iteration_time;   /* microseconds: (m - 1) bottleneck + the longest
-	                            stage path's sum of t_s (fill and drain) */
+	double estimate;         /* microseconds: GraphPipe's closed form,
+	                            (m - 1) bottleneck + the longest stage path's
+	                            sum of t_s (fill and drain, comm charged
+	                            serially); partition_evaluate fills it */
+	double iteration_time;   /* microseconds: the simulated makespan of
+	                            1f1b-dag on the partition's schedule instance
+	                            (bridge.h), the number plan and exec see;
+	                            partition_simulate fills it, 0 before */
 	int depth;               /* stages on the longest path */
 	bool chain;              /* sequential: consecutive stages depend */
 };
@@ -73,6 +81,8 @@ struct partition_options {
 	int nsizes;              /* micro-batch sizes to try; 0: the graph's */
 	const int *sizes;
 	double precision;        /* binary search, relative (default 1e-6) */
+	bool no_simulate;        /* partition_dp: leave iteration_time 0 (the
+	                            search simulates its seeds itself) */
 };
 
 /* Partition g; fails (one line) when no partition fits in memory. */
