@@ -108,6 +108,25 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 			  const char *solver, double time_limit, struct partition *p,
 			  struct ilp_info *info, struct error *err);
 
+struct search_info {
+	int seed_sims;           /* simulations of the DP seeds */
+	int sims;                /* simulations in all */
+	int moves;               /* improving moves taken */
+	const char *stopped_by;  /* "interrupt" or "time_limit", or NULL */
+};
+
+/* The default partitioner (search.c): a local search over every convex
+ * partition with an acyclic stage graph, seeded at every micro-batch size
+ * by the DP's and the sequential DP's plans, each candidate timed by
+ * partition_simulate; p->iteration_time is the simulated 1f1b-dag
+ * iteration, never above either seed's. With o->sequential, the
+ * sequential DP's plans only, the size chosen by the simulated iteration.
+ * Within time_limit seconds (<= 0: none); an interrupt or the limit ends
+ * it with the best so far (info->stopped_by). */
+enum status partition_search(const struct graph *g, const struct partition_options *o,
+			     double time_limit, struct partition *p, struct search_info *info,
+			     struct error *err);
+
 /* Fill the stage metrics, stage edges, in-flight counts and times of p
  * from its stages' op sets, degrees and p->microbatch (shared by the DP and
  * the ILP, and the check of both). False if a stage's ops are not convex or
