@@ -427,14 +427,20 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 	}
 	/* longest stage path by time: stages are not topologically ordered in
 	 * general, so relax S times */
-	for (int round = 0; ok && round < p->nstages; round++)
-		for (int s = 0; s < p->nstages; s++) {
-			double best = 0;
-			for (int e = 0; e < p->nedges; e++)
-				if (p->edges[e][1] == s && path[p->edges[e][0]] > best)
-					best = path[p->edges[e][0]];
-			path[s] = best + p->stages[s].time;
+	for (int s = 0; ok && s < p->nstages; s++)
+		path[s] = p->stages[s].time;
+	for (int round = 0; ok && round < p->nstages; round++) {
+		bool changed = false;
+		for (int e = 0; e < p->nedges; e++) {
+			int a = p->edges[e][0], c = p->edges[e][1];
+			if (path[a] + p->stages[c].time > path[c]) {
+				path[c] = path[a] + p->stages[c].time;
+				changed = true;
+			}
 		}
+		if (!changed)
+			break;
+	}
 	double longest = 0;
 	for (int s = 0; ok && s < p->nstages; s++)
 		longest = path[s] > longest ? path[s] : longest;

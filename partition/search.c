@@ -30,11 +30,18 @@
 #include "common/stop.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define SIMS_PER_STEP 16   /* simulations per descent step, best-ranked first */
-#define DESCENTS 3         /* micro-batch sizes searched from, best seeds first */
+#define SIMS_PER_STEP 16   /* simulations per descent step, best-ranked first, */
+#define SIM_OPS_PER_STEP 400000   /* or as many as this many simulated ops */
+#define DESCENTS 3         /* starts descended from at least, best first, */
+#define DESCENT_OPS 10000000   /* and more while the simulated ops stay below this */
+#define KICK_OPS 8000000      /* perturb-and-descend rounds while below this, */
+#define KICK_ROUNDS 40         /* at most this many rounds without a gain */
+#define KICK_MOVES 3           /* random moves per kick */
+#define SEQ_PRECISION 1e-3   /* the sequential DP seeds' binary search */
 #define SMALL_STAGES 8     /* up to this many stages, moves go to any stage */
 
 struct lab {
@@ -53,6 +60,8 @@ struct search {
 	int D, b, m;
 	double deadline;    /* clock_seconds(); 0: none */
 	int sims, moves;
+	double sim_ops;     /* ops simulated in all (3 S m per simulation) */
+	uint64_t rng;       /* xorshift64 state for the kicks (fixed seed) */
 	bool stopped;       /* interrupt or time limit */
 	/* scratch for screening, sized once */
 	int *indeg, *queue, *depth, *topo, *mark;
@@ -288,6 +297,7 @@ static bool simulate(struct search *sr, struct lab *l)
 	if (!to_partition(sr, l, &p))
 		return false;
 	sr->sims++;
+	sr->sim_ops += 3.0 * p.nstages * p.microbatches;
 	if (!partition_simulate(sr->g, &p, &err))
 		l->value = p.iteration_time;
 	partition_release(&p);
@@ -501,6 +511,34 @@ static bool out_of_time(struct search *sr)
 	return sr->stopped;
 }
 
+/* The neighbours of cur that pass screening (and, when bound, whose lower
+ * bound is not above cur's time), first in mv->l; returns their count. */
+static int neighbours(struct search *sr, const struct lab *cur, bool bound, struct moves *mv,
+		      int *map)
+{
+	int spare = sr->D - lab_devices(cur), kept = 0;
+	mv->n = 0;
+	if (cur->chain)   /* the same stages, without the chain's extra edges */
+		push(mv, cur);
+	moves_ops(sr, cur, spare, mv);
+	moves_degrees(cur, spare, mv);
+	moves_merge(sr, cur, mv);
+	moves_split(sr, cur, spare, mv);
+	for (int i = 0; i < mv->n; i++) {
+		struct lab *n = &mv->l[i];
+		lab_compact(n, sr->g->nops, map);
+		if (!screen(sr, n) || (bound && n->lb > cur->value))
+			continue;
+		if (kept != i) {   /* swap, keeping both buffers owned */
+			struct lab t = mv->l[kept];
+			mv->l[kept] = *n;
+			*n = t;
+		}
+		kept++;
+	}
+	return kept;
+}
+
 /* Descend from cur (timed) while a neighbour is better. */
 static void descend(struct search *sr, struct lab *cur, struct moves *mv)
 {
@@ -508,32 +546,12 @@ static void descend(struct search *sr, struct lab *cur, struct moves *mv)
 	if (!map)
 		return;
 	while (!out_of_time(sr)) {
-		int spare = sr->D - lab_devices(cur);
-		mv->n = 0;
-		if (cur->chain) {   /* the same stages, without the chain's extra edges */
-			struct lab *n = push(mv, cur);
-			(void)n;
-		}
-		moves_ops(sr, cur, spare, mv);
-		moves_degrees(cur, spare, mv);
-		moves_merge(sr, cur, mv);
-		moves_split(sr, cur, spare, mv);
-		int kept = 0;
-		for (int i = 0; i < mv->n; i++) {
-			struct lab *n = &mv->l[i];
-			lab_compact(n, nops, map);
-			if (!screen(sr, n) || n->lb > cur->value)
-				continue;
-			if (kept != i) {   /* swap, keeping both buffers owned */
-				struct lab t = mv->l[kept];
-				mv->l[kept] = *n;
-				*n = t;
-			}
-			kept++;
-		}
+		int kept = neighbours(sr, cur, true, mv, map);
 		qsort(mv->l, kept, sizeof *mv->l, by_rank);
 		bool moved = false;
-		for (int i = 0; i < kept && i < SIMS_PER_STEP && !out_of_time(sr); i++) {
+		int ops = 3 * cur->S * sr->m, sims = SIM_OPS_PER_STEP / (ops ? ops : 1);
+		sims = sims > SIMS_PER_STEP ? sims : SIMS_PER_STEP;
+		for (int i = 0; i < kept && i < sims && !out_of_time(sr); i++) {
 			struct lab *n = &mv->l[i];
 			if (simulate(sr, n) && better(n, cur)) {
 				lab_copy(cur, n, nops);
@@ -548,11 +566,49 @@ static void descend(struct search *sr, struct lab *cur, struct moves *mv)
 	free(map);
 }
 
+static uint64_t next_random(struct search *sr)
+{
+	uint64_t x = sr->rng;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return sr->rng = x;
+}
+
+/* Iterated local search from best (timed) at the current size: KICK_MOVES
+ * random feasible moves, a descent, kept when better; until KICK_ROUNDS
+ * rounds in a row gain nothing or the simulation budget is spent. */
+static void kick_and_descend(struct search *sr, struct lab *best, struct moves *mv,
+			     struct lab *cur)
+{
+	int nops = sr->g->nops, *map = malloc((nops + 2) * sizeof *map);
+	for (int idle = 0; map && idle < KICK_ROUNDS && sr->sim_ops < KICK_OPS &&
+			   !out_of_time(sr); idle++) {
+		lab_copy(cur, best, nops);
+		bool moved = true;
+		for (int k = 0; k < KICK_MOVES && moved; k++) {
+			int n = neighbours(sr, cur, false, mv, map);
+			moved = n > 0;
+			if (moved)
+				lab_copy(cur, &mv->l[next_random(sr) % n], nops);
+		}
+		if (!moved || !simulate(sr, cur))
+			continue;
+		descend(sr, cur, mv);
+		if (better(cur, best)) {
+			lab_copy(best, cur, nops);
+			idle = -1;
+		}
+	}
+	free(map);
+}
+
 /* ---- the driver -------------------------------------------------------------------- */
 
 struct size_best {
 	int b;
 	struct lab best;    /* the best labelling found at b */
+	struct lab alt;     /* the other seeds' best at b (descended too) */
 };
 
 static bool search_init(struct search *sr, const struct graph *g, int D, double deadline)
@@ -603,10 +659,50 @@ static void set_size(struct search *sr, int b)
 	sr->m = sr->g->batch / b;
 }
 
-/* A seed from the DP (graph or sequential) at size b, timed; keeps the
- * better of it and best. */
+/* Keep tmp (timed) as best, demoting best to alt, or as alt. */
+static void keep(struct search *sr, struct size_best *at, const struct lab *tmp)
+{
+	int nops = sr->g->nops;
+	if (!isfinite(tmp->value))
+		return;
+	if (!isfinite(at->best.value) || better(tmp, &at->best)) {
+		lab_copy(&at->alt, &at->best, nops);
+		lab_copy(&at->best, tmp, nops);
+	} else if (!isfinite(at->alt.value) || better(tmp, &at->alt)) {
+		lab_copy(&at->alt, tmp, nops);
+	}
+}
+
+/* A seed that needs no DP: the topological order cut into min(D, ops)
+ * runs of about equal compute (contiguous in a topological order, so
+ * convex with an acyclic stage graph), one device each. */
+static void seed_topo(struct search *sr, struct size_best *at, struct lab *tmp)
+{
+	const struct graph *g = sr->g;
+	int S = sr->D < g->nops ? sr->D : g->nops, i = graph_size_index(g, sr->b);
+	double total = 0, run = 0;
+	for (int v = 0; v < g->nops; v++)
+		total += graph_op_time(g, v, i);
+	tmp->S = S;
+	tmp->chain = false;
+	for (int s = 0; s < S; s++)
+		tmp->deg[s] = 1;
+	for (int k = 0, s = 0; k < g->nops; k++) {
+		int v = g->topo[k];
+		/* the next stage when this stage has its share, or when the ops
+		 * left are only as many as the stages left */
+		if (s < S - 1 && (run >= total * (s + 1) / S || g->nops - k <= S - 1 - s))
+			s++;
+		tmp->of[v] = s;
+		run += graph_op_time(g, v, i);
+	}
+	if (simulate(sr, tmp))
+		keep(sr, at, tmp);
+}
+
+/* A seed from the DP (graph or sequential) at size b, timed and kept. */
 static void seed(struct search *sr, const struct partition_options *o, bool sequential,
-		 struct lab *best, struct lab *tmp)
+		 struct size_best *at, struct lab *tmp)
 {
 	struct partition_options po = *o;
 	struct partition p;
@@ -616,12 +712,16 @@ static void seed(struct search *sr, const struct partition_options *o, bool sequ
 	po.nsizes = 1;
 	po.sizes = &b;
 	po.no_simulate = true;
+	/* the sequential DP is the slow one (a chain of every op); its seed
+	 * needs no more than 0.1 % on the bottleneck: the simulation judges */
+	if (sequential && !(o->precision > 0))
+		po.precision = SEQ_PRECISION;
 	if (partition_dp(sr->g, &po, &p, &err))
 		return;
 	lab_from_partition(tmp, &p);
 	partition_release(&p);
-	if (simulate(sr, tmp) && (!isfinite(best->value) || better(tmp, best)))
-		lab_copy(best, tmp, sr->g->nops);
+	if (simulate(sr, tmp))
+		keep(sr, at, tmp);
 }
 
 /* The labelling l moved to size b: degrees halved until b / k is listed. */
@@ -664,33 +764,50 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 	bool ok = at && search_init(&sr, g, o->devices, time_limit > 0 ? t0 + time_limit : 0) &&
 		  lab_init(&tmp, g->nops);
 	int n = 0;
-	/* seeds at every size: the DP's and the sequential DP's plans */
+	sr.rng = 0x9e3779b97f4a7c15ULL;
+	/* seeds at every size: the DP's and the sequential DP's plans (and,
+	 * for the graph pipeline, the topological order in D runs) */
 	for (int i = 0; ok && i < nsizes && !out_of_time(&sr); i++) {
 		if (sizes[i] < 1 || g->batch % sizes[i] || graph_size_index(g, sizes[i]) < 0)
 			continue;
 		at[n].b = sizes[i];
-		ok = lab_init(&at[n].best, g->nops);
+		ok = lab_init(&at[n].best, g->nops) && lab_init(&at[n].alt, g->nops);
 		set_size(&sr, sizes[i]);
-		if (ok && !o->sequential)
-			seed(&sr, o, false, &at[n].best, &tmp);
+		if (ok && !o->sequential) {
+			seed(&sr, o, false, &at[n], &tmp);
+			seed_topo(&sr, &at[n], &tmp);
+		}
 		if (ok)
-			seed(&sr, o, true, &at[n].best, &tmp);
+			seed(&sr, o, true, &at[n], &tmp);
 		if (ok && isfinite(at[n].best.value))
 			n++;
-		else if (ok)
+		else if (ok) {
 			lab_release(&at[n].best);
+			lab_release(&at[n].alt);
+		}
 	}
 	info->seed_sims = sr.sims;
 	if (ok && n)
 		qsort(at, n, sizeof *at, by_value);
-	/* descend from the best sizes' seeds, then try the best labelling at
-	 * every other size and descend again where it is better there */
-	for (int i = 0; ok && !o->sequential && i < n && i < DESCENTS && !out_of_time(&sr); i++) {
-		set_size(&sr, at[i].b);
-		descend(&sr, &at[i].best, &mv);
+	/* descend from the best sizes' seeds (both kept per size), at least
+	 * DESCENTS of them, more while the budget lasts */
+	for (int i = 0, k = 0; ok && !o->sequential && i < 2 * n && !out_of_time(&sr); i++) {
+		struct size_best *a = &at[i % n];
+		struct lab *l = i < n ? &a->best : &a->alt;
+		if (!isfinite(l->value) || (k >= DESCENTS && sr.sim_ops > DESCENT_OPS))
+			continue;
+		set_size(&sr, a->b);
+		descend(&sr, l, &mv);
+		k++;
+		if (better(&a->alt, &a->best)) {
+			lab_copy(&tmp, &a->best, g->nops);
+			lab_copy(&a->best, &a->alt, g->nops);
+			lab_copy(&a->alt, &tmp, g->nops);
+		}
 	}
 	if (ok && n)
 		qsort(at, n, sizeof *at, by_value);
+	/* the best labelling at every other size, descended where better */
 	for (int i = 1; ok && !o->sequential && i < n && !out_of_time(&sr); i++) {
 		set_size(&sr, at[i].b);
 		lab_copy(&tmp, &at[0].best, g->nops);
@@ -702,6 +819,11 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 	}
 	if (ok && n)
 		qsort(at, n, sizeof *at, by_value);
+	/* perturb and descend at the best size */
+	if (ok && n && !o->sequential) {
+		set_size(&sr, at[0].b);
+		kick_and_descend(&sr, &at[0].best, &mv, &tmp);
+	}
 	enum status st = STATUS_OK;
 	if (!ok)
 		st = err_set(err, "graph '%s': out of memory for the partition search", g->name);
@@ -717,8 +839,10 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 	info->sims = sr.sims;
 	info->moves = sr.moves;
 	info->stopped_by = stop_requested() ? "interrupt" : sr.stopped ? "time_limit" : NULL;
-	for (int i = 0; at && i < nsizes; i++)
+	for (int i = 0; at && i < nsizes; i++) {
 		lab_release(&at[i].best);
+		lab_release(&at[i].alt);
+	}
 	free(at);
 	for (int i = 0; i < mv.cap; i++)
 		lab_release(&mv.l[i]);
