@@ -1,5 +1,5 @@
-/* The partition method: a model graph cut into a DAG of stages, by
- * GraphPipe's DP or the exact MILP (partition/). */
+/* The partition method: a model graph cut into a DAG of stages, by the
+ * search (the default), GraphPipe's DP or the exact MILP (partition/). */
 #include "methods/method.h"
 #include "methods/settings.h"
 
@@ -69,7 +69,7 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 
 const struct method method_partition = {
 	.name = "partition",
-	.summary = "cut a model graph into a DAG of pipeline stages (GraphPipe's DP or the MILP)",
+	.summary = "cut a model graph into a DAG of pipeline stages (a search timed by simulation, GraphPipe's DP or the MILP)",
 	.opts = partition_opts,
 	.size = sizeof(struct partition_settings),
 	.on_graph = true,
