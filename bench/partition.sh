@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# The partitioner: (1) search time for MMT, DLRM and CANDLE-Uno (A100
-# analytic costs, datasets/graphs) at 4, 8, 16, 32 devices, graph vs
-# sequential pipeline, and the predicted speedup (sequential iteration
-# time / graph iteration time, both the DP's estimate); (2) DP vs the exact
-# MILP on small chains and series-parallel graphs (fixed seed), one
-# micro-batch size: equal on chains, DP >= MILP on SP graphs (the gap is the
-# cost of restricting stages to SP segments).
+# The partitioners (issue 15): (1) MMT, DLRM and CANDLE-Uno (analytic
+# A100, H200 and V100 costs, datasets/graphs) at GraphPipe's device counts
+# 4, 8, 16, 32: the default search, the sequential pipeline and GraphPipe's
+# DP, each reported by its simulated 1f1b-dag iteration (the number plan
+# and exec see), the speedup over the sequential pipeline, the search time,
+# and a check that the reported number equals `simulate --family 1f1b-dag`
+# of the written instance (-o); (2) small chains and series-parallel graphs
+# (fixed seed, one micro-batch size): the search against the MILP (which
+# proves the bottleneck optimum of its model) and the DP, all by simulated
+# iteration.
 #
 # usage: bench/partition.sh [PIPEOPT]
 set -euo pipefail
@@ -13,22 +16,27 @@ cd "$(dirname "$0")/.."
 bin=${1:-build/pipeopt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '| graph | devices | graph: s | seq: s | graph TPS (us) | seq TPS (us) | graph iteration (us) | seq iteration (us) | speedup | depth graph/seq | micro-batch graph/seq |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
-for g in mmt dlrm candle-uno; do for D in 4 8 16 32; do
-  "$bin" partition "datasets/graphs/$g-a100.json" --devices "$D" --json > "$tmp/g.json"
-  "$bin" partition "datasets/graphs/$g-a100.json" --devices "$D" --sequential --json > "$tmp/s.json"
-  python3 - "$tmp/g.json" "$tmp/s.json" "$g" "$D" <<'PY'
+printf '| graph | devices | search (us) | sequential (us) | GraphPipe DP (us) | speedup over sequential | DP speedup | search s | stages / depth / micro-batch | reported = simulated |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
+for g in mmt dlrm candle-uno; do for m in a100 h200 v100; do for D in 4 8 16 32; do
+  f="datasets/graphs/$g-$m.json"
+  "$bin" partition "$f" --devices "$D" --json -o "$tmp/g.inst.json" > "$tmp/g.json"
+  "$bin" partition "$f" --devices "$D" --sequential --json > "$tmp/s.json"
+  "$bin" partition "$f" --devices "$D" --method dp --json > "$tmp/d.json"
+  "$bin" simulate "$tmp/g.inst.json" --family 1f1b-dag --json --no-timeline > "$tmp/sim.json"
+  python3 - "$tmp" "$g-$m" "$D" <<'PY'
 import json, sys
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-print(f'| {sys.argv[3]} | {sys.argv[4]} | {a["seconds"]:.3f} | {b["seconds"]:.3f} | {a["time_per_sample"]:.2f} | {b["time_per_sample"]:.2f} '
-      f'| {a["iteration_time"]:.0f} | {b["iteration_time"]:.0f} | {b["iteration_time"] / a["iteration_time"]:.2f}x '
-      f'| {a["depth"]}/{b["depth"]} | {a["microbatch_size"]}/{b["microbatch_size"]} |')
+t = sys.argv[1]
+a, b, d, sim = (json.load(open(f"{t}/{x}.json")) for x in ("g", "s", "d", "sim"))
+ok = abs(sim["makespan"] - a["iteration_time"]) <= 0.01 * a["iteration_time"]
+print(f'| {sys.argv[2]} | {sys.argv[3]} | {a["iteration_time"]:.0f} | {b["iteration_time"]:.0f} | {d["iteration_time"]:.0f} '
+      f'| {b["iteration_time"] / a["iteration_time"]:.2f}x | {b["iteration_time"] / d["iteration_time"]:.2f}x | {a["seconds"]:.2f} '
+      f'| {len(a["stages"])} / {a["depth"]} / {a["microbatch_size"]} | {"yes" if ok else "NO"} ({sim["makespan"]}) |')
 PY
-done; done
+done; done; done
 echo
-printf '| small graph | ops | devices | DP bottleneck (us) | MILP bottleneck (us) | gap | MILP certified | MILP s |\n'
-printf '|---|---|---|---|---|---|---|---|\n'
+printf '| small graph | ops | devices | search (us) | MILP plan (us) | DP (us) | search vs MILP | DP vs MILP | MILP certified | MILP s |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
 python3 - "$tmp" <<'PY'
 import json, random, sys
 out = sys.argv[1]
@@ -51,13 +59,15 @@ for name, (n, edges) in shapes.items():
         json.dump(g, open(f"{out}/{name}-s{seed}.graph.json", "w"))
 PY
 for f in "$tmp"/*.graph.json; do for D in 2 3 4; do
-  "$bin" partition "$f" --devices "$D" --microbatch-sizes 4 --json > "$tmp/dp.json"
+  "$bin" partition "$f" --devices "$D" --microbatch-sizes 4 --json > "$tmp/se.json"
+  "$bin" partition "$f" --devices "$D" --microbatch-sizes 4 --method dp --json > "$tmp/dp.json"
   "$bin" partition "$f" --devices "$D" --microbatch-sizes 4 --method ilp --json > "$tmp/ilp.json"
-  python3 - "$tmp/dp.json" "$tmp/ilp.json" "$D" <<'PY'
+  python3 - "$tmp/se.json" "$tmp/dp.json" "$tmp/ilp.json" "$D" <<'PY'
 import json, sys
-a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-ops = sum(len(s) for s in a["stages"])
-gap = (a["bottleneck_us"] - b["bottleneck_us"]) / b["bottleneck_us"]
-print(f'| {a["graph"]} | {ops} | {sys.argv[3]} | {a["bottleneck_us"]:.2f} | {b["bottleneck_us"]:.2f} | {100 * gap:.2f} % | {b["certified"]} | {b["milp"]["solver_seconds"]:.2f} |')
+s, a, b = (json.load(open(x)) for x in sys.argv[1:4])
+ops = sum(len(x) for x in a["stages"])
+r = lambda x: 100 * (x["iteration_time"] - b["iteration_time"]) / b["iteration_time"]
+print(f'| {a["graph"]} | {ops} | {sys.argv[4]} | {s["iteration_time"]:.0f} | {b["iteration_time"]:.0f} | {a["iteration_time"]:.0f} '
+      f'| {r(s):+.2f} % | {r(a):+.2f} % | {b["certified"]} | {b["milp"]["solver_seconds"]:.2f} |')
 PY
 done; done

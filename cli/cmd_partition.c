@@ -16,10 +16,15 @@ static const char usage_text[] =
 	"usage: pipeopt partition GRAPH --devices D [options]\n\n"
 	"Cut a model graph into pipeline stages that form a DAG (GraphPipe), with\n"
 	"devices per stage (data parallel, powers of two) and a micro-batch size,\n"
-	"minimising the bottleneck stage's time per sample under the memory limit\n"
-	"(the model is in partition/partition.h). Reports the stages, the stage DAG,\n"
-	"in-flight micro-batches (1F1B on the DAG), time per sample and the\n"
-	"iteration time estimate (m - 1) * bottleneck + the longest stage path.\n"
+	"under the memory limit (the model is in partition/partition.h). The default\n"
+	"--method search minimises the iteration time plan and exec see (1f1b-dag on\n"
+	"the stage DAG, simulated) over every convex partition, by a local search\n"
+	"from GraphPipe's DP and the sequential DP, never slower than either;\n"
+	"--method dp is GraphPipe's DP (bottleneck time per sample over series-\n"
+	"parallel segments), --method ilp the exact MILP of that objective. Reports\n"
+	"the stages, the stage DAG, in-flight micro-batches, time per sample, the\n"
+	"simulated iteration time and GraphPipe's estimate (m - 1) * bottleneck +\n"
+	"the longest stage path.\n"
 	"--method ilp is certified when the solver proves optimality at every\n"
 	"size; --time-limit is for the whole partition (each size gets an equal\n"
 	"share of what is left). -o writes the partition as a schedule instance.\n";
@@ -31,7 +36,7 @@ struct popts {
 	struct run_opts run;
 	struct partition_options p;
 	int sizes[MAX_SIZES];
-	bool ilp;
+	bool ilp, dp;
 };
 
 static int parse(int argc, char **argv, struct popts *o, char **path)
@@ -44,6 +49,7 @@ static int parse(int argc, char **argv, struct popts *o, char **path)
 	o->p.devices = (int)o->s.devices;
 	o->p.sequential = o->s.sequential;
 	o->ilp = !strcmp(o->s.method, "ilp");
+	o->dp = !strcmp(o->s.method, "dp");
 	if (o->s.sizes) {
 		if (!cli_sizes(o->s.sizes, MAX_SIZES, 1 << 24, o->sizes, &o->p.nsizes))
 			return cli_usage("partition", "--microbatch-sizes needs up to %d ascending whole numbers >= 1, comma-separated",
@@ -99,8 +105,10 @@ static void print_human(const struct graph *g, const struct partition *p, double
 	}
 	printf("time/sample %.4g us (bottleneck %.4g us per micro-batch)\n", p->time_per_sample,
 	       p->bottleneck);
-	printf("iteration   %.6g us (estimate: (m - 1) bottleneck + longest stage path); %.3f s search\n",
+	printf("iteration   %.6g us (1f1b-dag on the stage DAG, simulated: what plan and exec see); %.3f s search\n",
 	       p->iteration_time, seconds);
+	printf("estimate    %.6g us (GraphPipe's: (m - 1) bottleneck + longest stage path)\n",
+	       p->estimate);
 }
 
 int cmd_partition(int argc, char **argv)
@@ -114,11 +122,13 @@ int cmd_partition(int argc, char **argv)
 	struct graph *g = NULL;
 	struct partition p = {0};
 	struct ilp_info info = {0};
+	struct search_info si = {0};
 	double t0 = clock_seconds();
 	if (graph_read(path, &g, &err) ||
 	    (o.s.costs && graph_apply_costs(g, o.s.costs, &err)) ||
 	    (o.ilp ? partition_ilp(g, &o.p, o.s.solver, o.run.time_limit, &p, &info, &err)
-		   : partition_dp(g, &o.p, &p, &err))) {
+		   : o.dp ? partition_dp(g, &o.p, &p, &err)
+		   : partition_search(g, &o.p, o.run.time_limit, &p, &si, &err))) {
 		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
@@ -135,7 +145,8 @@ int cmd_partition(int argc, char **argv)
 		}
 	}
 	if (o.run.json) {
-		json_t *j = result_json(g, &p, seconds, o.p.sequential, o.ilp ? "ilp" : "dp");
+		json_t *j = result_json(g, &p, seconds, o.p.sequential, o.s.method);
+		json_object_set_new(j, "iteration_time_estimate", json_real(p.estimate));
 		bool proven = o.ilp && info.certified;
 		json_object_set_new(j, "status", json_string(outcome_name(proven ? OUTCOME_OPTIMAL :
 									 OUTCOME_FEASIBLE)));
@@ -146,6 +157,11 @@ int cmd_partition(int argc, char **argv)
 				"columns", info.columns, "rows", info.rows, "solver_seconds", info.seconds));
 			if (info.stopped_by)
 				json_object_set_new(j, "stopped_by", json_string(info.stopped_by));
+		} else if (!o.dp) {
+			json_object_set_new(j, "search", json_pack("{s:i,s:i,s:i}", "simulations", si.sims,
+				"seed_simulations", si.seed_sims, "moves", si.moves));
+			if (si.stopped_by)
+				json_object_set_new(j, "stopped_by", json_string(si.stopped_by));
 		}
 		cli_print_json(j);
 	} else {
@@ -154,8 +170,11 @@ int cmd_partition(int argc, char **argv)
 			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.s.solver,
 			       info.solves, info.columns, info.rows, info.seconds,
 			       info.certified ? "certified optimal (within the cost model)" : "not proven optimal");
-		if (info.stopped_by)
-			printf("stopped by  %s\n", info.stopped_by);
+		if (!o.ilp && !o.dp)
+			printf("search      %d simulations (%d of the DP seeds), %d moves\n", si.sims,
+			       si.seed_sims, si.moves);
+		if (info.stopped_by || si.stopped_by)
+			printf("stopped by  %s\n", info.stopped_by ? info.stopped_by : si.stopped_by);
 	}
 out:
 	partition_release(&p);

@@ -1,5 +1,5 @@
-/* The partition method: a model graph cut into a DAG of stages, by
- * GraphPipe's DP or the exact MILP (partition/). */
+/* The partition method: a model graph cut into a DAG of stages, by the
+ * search (the default), GraphPipe's DP or the exact MILP (partition/). */
 #include "methods/method.h"
 #include "methods/settings.h"
 
@@ -8,15 +8,15 @@
 
 static const char *partition_method_at(int i)
 {
-	static const char *const names[] = {"dp", "ilp"};
-	return i >= 0 && i < 2 ? names[i] : NULL;
+	static const char *const names[] = {"search", "dp", "ilp"};
+	return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
 #define OFF(f) offsetof(struct partition_settings, f)
 const struct opt partition_opts[] = {
-	{.name = "method", .type = OPT_CHOICE, .choice = partition_method_at, .dflt = "dp",
+	{.name = "method", .type = OPT_CHOICE, .choice = partition_method_at, .dflt = "search",
 	 .offset = OFF(method), .where = OPT_BOTH,
-	 .help = "GraphPipe's DP over the series-parallel tree, or the exact MILP over every convex partition (small graphs)"},
+	 .help = "a local search over every convex partition timed by simulation, seeded by the DP's; GraphPipe's DP over the series-parallel tree; or the exact MILP (small graphs)"},
 	{.name = "sequential", .type = OPT_FLAG, .offset = OFF(sequential), .where = OPT_BOTH,
 	 .help = "stages form a chain (the sequential pipeline baseline)"},
 	{.name = "solver", .type = OPT_CHOICE, .choice = solve_solver_at, .dflt = "cbc",
@@ -38,10 +38,12 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 	struct ilp_info info = {0};
 	struct partition_options o = {.devices = c->devices, .sequential = s->sequential};
 	struct error why;
+	struct search_info si;
 	bool ilp = !strcmp(s->method, "ilp");
 	memset(&p, 0, sizeof p);
 	enum status st = ilp ? partition_ilp(c->g, &o, s->solver, c->run->time_limit, &p, &info, &why)
-			     : partition_dp(c->g, &o, &p, &why);
+			 : !strcmp(s->method, "dp") ? partition_dp(c->g, &o, &p, &why)
+			 : partition_search(c->g, &o, c->run->time_limit, &p, &si, &why);
 	if (st) {
 		/* the MILP's verdict when it ran and found none; else an error */
 		method_refuse(r, ilp ? info.outcome : OUTCOME_ERROR, why.msg);
@@ -57,8 +59,9 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 		r->v.has_bound = true;
 		r->v.bound = p.iteration_time;
 	}
-	r->extra = json_pack("{s:f,s:i,s:i,s:i}", "time_per_sample", p.time_per_sample,
-			     "stages", p.nstages, "depth", p.depth, "microbatch", p.microbatch);
+	r->extra = json_pack("{s:f,s:i,s:i,s:i,s:f}", "time_per_sample", p.time_per_sample,
+			     "stages", p.nstages, "depth", p.depth, "microbatch", p.microbatch,
+			     "iteration_time_estimate", p.estimate);
 	if (ilp)
 		json_object_set_new(r->extra, "solver", json_string(s->solver));
 	partition_release(&p);
@@ -67,10 +70,10 @@ static enum status run(const struct method_call *c, struct method_result *r, str
 
 const struct method method_partition = {
 	.name = "partition",
-	.summary = "cut a model graph into a DAG of pipeline stages (GraphPipe's DP or the MILP)",
+	.summary = "cut a model graph into a DAG of pipeline stages (a search timed by simulation, GraphPipe's DP or the MILP)",
 	.opts = partition_opts,
 	.size = sizeof(struct partition_settings),
 	.on_graph = true,
-	.time_limit = "60",   /* ilp: for the whole partition, shared among the sizes */
+	.time_limit = "60",   /* the whole partition (ilp: shared among the sizes) */
 	.run = run,
 };

@@ -4,6 +4,9 @@
  * costs and per-edge comm, memory in KiB:
  *   cost F, B, W of stage s = its ops' forward, input- and weight-gradient
  *     time at b / k_s, in whole microseconds rounded up (F, B at least 1);
+ *     W also carries the stage's share of the ring allreduce of its weights
+ *     over its k_s replicas, allreduce / m per micro-batch (the term the
+ *     DP's t_s has; without it data parallelism would look free);
  *   comm of stage edge (a, c) = latency + (sum of out_bytes(u) * b over op
  *     edges u -> v from a to c) / bandwidth, rounded up;
  *   memory F = the stage's activations per micro-batch (KiB, rounded up),
@@ -13,6 +16,9 @@
  *     order, for the executor (`pipeopt exec` builds the stages from it).
  */
 #include "partition/bridge.h"
+
+#include "sched/family.h"
+#include "sched/sim.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -35,11 +41,12 @@ static void fill_stages(const struct graph *g, const struct partition *p,
 		in->stage_device[s] = s;
 		in->cost[OP_F][s] = up(st->fwd, 1);
 		in->cost[OP_B][s] = up(st->bwd, 1);
-		in->cost[OP_W][s] = up(st->wgrad, 0);
+		in->cost[OP_W][s] = up(st->wgrad + st->allreduce, 0);
 		in->mem[OP_F][s] = act;
 		in->mem[OP_B][s] = -act;
 		in->mem[OP_W][s] = 0;
-		in->limit[s] = (int64_t)floor((mb - fixed) / 1024);
+		if (in->limit)
+			in->limit[s] = (int64_t)floor((mb - fixed) / 1024);
 	}
 }
 
@@ -74,13 +81,15 @@ static struct stage_model *model_of(const struct graph *g, const struct partitio
 	return m;
 }
 
-enum status partition_instance(const struct graph *g, const struct partition *p,
-			       const char *name, struct instance **out, struct error *err)
+/* The instance of p; with `full`, also the executor's model and the memory
+ * limits (the timing needs neither: memory never delays an op). */
+static enum status build(const struct graph *g, const struct partition *p, const char *name,
+			 bool full, struct instance **out, struct error *err)
 {
 	struct instance_size size = {
 		.devices = p->nstages, .stages = p->nstages, .nedges = p->nedges,
 		.microbatches = p->microbatches, .split_backward = true,
-		.has_memory = true, .has_limit = true};
+		.has_memory = true, .has_limit = full};
 	struct instance *in = instance_new(name, &size);
 	int *of = malloc((g->nops ? g->nops : 1) * sizeof *of);
 	bool built = in && of;
@@ -91,7 +100,7 @@ enum status partition_instance(const struct graph *g, const struct partition *p,
 				of[p->stages[s].ops[i]] = s;
 		fill_stages(g, p, in);
 		fill_edges(g, p, of, in);
-		built = (in->model = model_of(g, p, of)) != NULL;
+		built = !full || (in->model = model_of(g, p, of)) != NULL;
 	}
 	free(of);
 	if (!built) {
@@ -104,4 +113,35 @@ enum status partition_instance(const struct graph *g, const struct partition *p,
 	}
 	*out = in;
 	return STATUS_OK;
+}
+
+enum status partition_instance(const struct graph *g, const struct partition *p,
+			       const char *name, struct instance **out, struct error *err)
+{
+	return build(g, p, name, true, out, err);
+}
+
+enum status partition_simulate(const struct graph *g, struct partition *p, struct error *err)
+{
+	struct instance *in = NULL;
+	struct schedule *sc = NULL;
+	struct sim *sim = NULL;
+	struct sim_result r;
+	p->iteration_time = 0;
+	enum status st = build(g, p, g->name, false, &in, err);
+	if (!st)
+		st = family_generate("1f1b-dag", in, &sc, err);
+	if (!st && !(sim = sim_new(in)))
+		st = err_set(err, "graph '%s': out of memory for the simulator", g->name);
+	if (!st && sim_run(sim, sc, &r, err)) {
+		err_prefix(err, "graph '%s': the 1f1b-dag schedule of the partition is invalid",
+			   g->name);
+		st = STATUS_ERROR;
+	}
+	if (!st)
+		p->iteration_time = (double)r.makespan;
+	sim_free(sim);
+	schedule_free(sc);
+	instance_free(in);
+	return st;
 }

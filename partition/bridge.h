@@ -15,4 +15,14 @@
 enum status partition_instance(const struct graph *g, const struct partition *p,
 			       const char *name, struct instance **out, struct error *err);
 
+/* The iteration time that plan and exec see: the makespan of family
+ * 1f1b-dag (GraphPipe's schedule) on the instance of p, simulated; sets
+ * p->iteration_time (microseconds). p must have been evaluated
+ * (partition_evaluate). Memory is the partitioner's check, in bytes
+ * (stage.memory, in-flight = depth, exactly what 1f1b-dag keeps): the
+ * simulated instance has no limits, so the KiB rounding of the file
+ * cannot refuse a plan at the limit; the makespan does not depend on
+ * limits (they never delay an op). */
+enum status partition_simulate(const struct graph *g, struct partition *p, struct error *err);
+
 #endif

@@ -19,6 +19,7 @@
  */
 #include "partition/partition.h"
 #include "graph/cost.h"
+#include "partition/bridge.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -34,6 +35,7 @@ struct runcost {
 	double act;       /* bytes per sample */
 	double in_bytes;  /* out_bytes per sample of the edges entering from outside */
 	int in_edges;
+	int row;          /* its row of dp->kmin */
 };
 
 struct seg {          /* one SP node and its suffix runs */
@@ -52,6 +54,11 @@ struct dp {
 	struct seg *segs;
 	int nsegs, nruns;
 	int *memo;                /* [nruns][D + 1][D + 2] entry count, -1 unknown */
+	int *kmin;                /* [ncosts][D + 2] by run and exit count: the
+	                             smallest degree meeting the target as one
+	                             stage, -1 none, 0 not yet known (reset with
+	                             each target) */
+	int ncosts;
 	struct choice *choice;    /* same shape: how that count was reached */
 	char *mark;               /* [nops] scratch */
 	bool sequential;
@@ -138,6 +145,8 @@ static int add_segs(struct dp *dp, const struct sp_node *t, int *buf)
 	s->cost = calloc((size_t)s->n * s->n, sizeof *s->cost);
 	if (!s->cost)
 		return -1;
+	for (int k = 0; k < s->n * s->n; k++)
+		s->cost[k].row = dp->ncosts++;
 	for (int i = 0; i < s->n; i++)
 		for (int j = i; j < s->n; j++) {
 			int n = run_ops(t, i, j, buf);
@@ -172,19 +181,29 @@ static struct choice encode(enum how how, int arg, int d1)
 
 static int solve(struct dp *dp, struct seg *s, int i, int d, int nout);
 
-/* The run i..j of s as one stage with k devices: its entry count, or INF. */
+/* The run i..j of s as one stage with at most d devices: its entry count,
+ * or INF; the smallest fitting degree in *k_out. That degree does not
+ * depend on d (only whether it is <= d), so it is found once per (run,
+ * exit count, target) and kept in dp->kmin. */
 static int one_stage(struct dp *dp, const struct runcost *c, int d, int nout, int *k_out)
 {
-	for (int k = 1; k <= d; k *= 2) {
-		double t, mem;
-		if (!stage_metrics(dp->g, c, k, dp->b, dp->m, nout + 1, &t, &mem))
-			continue;
-		if (t / dp->b <= dp->target && mem <= dp->g->machine.memory_bytes) {
-			*k_out = k;
-			return nout + 1;
+	int *kmin = &dp->kmin[(size_t)c->row * (dp->D + 2) + nout];
+	if (*kmin == 0) {
+		*kmin = -1;
+		for (int k = 1; k <= dp->D; k *= 2) {
+			double t, mem;
+			if (!stage_metrics(dp->g, c, k, dp->b, dp->m, nout + 1, &t, &mem))
+				continue;
+			if (t / dp->b <= dp->target && mem <= dp->g->machine.memory_bytes) {
+				*kmin = k;
+				break;
+			}
 		}
 	}
-	return INF;
+	if (*kmin < 0 || *kmin > d)
+		return INF;
+	*k_out = *kmin;
+	return nout + 1;
 }
 
 /* First part = children i..m as one stage (mm >= 0), or child i split on its
@@ -399,6 +418,8 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 			st->wgrad += g->ops[st->ops[k]].wgrad[i];
 		}
 		st->act = c.act * (p->microbatch / st->degree);
+		st->allreduce = ok ? graph_allreduce(&g->machine, c.weight, st->degree) /
+					     p->microbatches : 0;
 		free(c.time);
 		p->bottleneck = st->time > p->bottleneck ? st->time : p->bottleneck;
 		p->devices_used += st->degree;
@@ -406,19 +427,26 @@ bool partition_evaluate(const struct graph *g, struct partition *p)
 	}
 	/* longest stage path by time: stages are not topologically ordered in
 	 * general, so relax S times */
-	for (int round = 0; ok && round < p->nstages; round++)
-		for (int s = 0; s < p->nstages; s++) {
-			double best = 0;
-			for (int e = 0; e < p->nedges; e++)
-				if (p->edges[e][1] == s && path[p->edges[e][0]] > best)
-					best = path[p->edges[e][0]];
-			path[s] = best + p->stages[s].time;
+	for (int s = 0; ok && s < p->nstages; s++)
+		path[s] = p->stages[s].time;
+	for (int round = 0; ok && round < p->nstages; round++) {
+		bool changed = false;
+		for (int e = 0; e < p->nedges; e++) {
+			int a = p->edges[e][0], c = p->edges[e][1];
+			if (path[a] + p->stages[c].time > path[c]) {
+				path[c] = path[a] + p->stages[c].time;
+				changed = true;
+			}
 		}
+		if (!changed)
+			break;
+	}
 	double longest = 0;
 	for (int s = 0; ok && s < p->nstages; s++)
 		longest = path[s] > longest ? path[s] : longest;
 	p->time_per_sample = p->bottleneck / p->microbatch;
-	p->iteration_time = (p->microbatches - 1) * p->bottleneck + longest;
+	p->estimate = (p->microbatches - 1) * p->bottleneck + longest;
+	p->iteration_time = 0;   /* partition_simulate's */
 	free(path);
 	free(of);
 	free(mark);
@@ -447,6 +475,7 @@ static void dp_release(struct dp *dp)
 	}
 	free(dp->segs);
 	free(dp->memo);
+	free(dp->kmin);
 	free(dp->choice);
 	free(dp->mark);
 }
@@ -487,6 +516,7 @@ static bool feasible(struct dp *dp, struct seg *root, double target)
 {
 	size_t cells = (size_t)dp->nruns * (dp->D + 1) * (dp->D + 2);
 	memset(dp->memo, 0xff, cells * sizeof *dp->memo);
+	memset(dp->kmin, 0, (size_t)dp->ncosts * (dp->D + 2) * sizeof *dp->kmin);
 	dp->target = target;
 	return solve(dp, root, 0, dp->D, 0) < INF;
 }
@@ -536,8 +566,8 @@ static bool search_size(struct dp *dp, struct seg *root, int b, double precision
  * alone would favour one giant micro-batch and no pipelining at all). */
 static bool better(const struct partition *a, const struct partition *b)
 {
-	if (a->iteration_time != b->iteration_time)
-		return a->iteration_time < b->iteration_time;
+	if (a->estimate != b->estimate)
+		return a->estimate < b->estimate;
 	return a->time_per_sample < b->time_per_sample;
 }
 
@@ -568,6 +598,9 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 		    !(dp.choice = calloc(cells, sizeof *dp.choice))))
 		st = err_set(err, "graph '%s': out of memory for the partitioner (%zu states)", g->name,
 			     cells);
+	if (!st && !(dp.kmin = calloc((size_t)dp.ncosts * (dp.D + 2), sizeof *dp.kmin)))
+		st = err_set(err, "graph '%s': out of memory for the partitioner", g->name);
+
 	double precision = o->precision > 0 ? o->precision : 1e-6;
 	int nsizes = o->nsizes ? o->nsizes : g->nsizes;
 	const int *sizes = o->nsizes ? o->sizes : g->microbatch_sizes;
@@ -589,6 +622,10 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 	if (!st && !any)
 		st = err_set(err, "graph '%s': no partition onto %d devices fits in %.4g bytes per device at any micro-batch size",
 			     g->name, o->devices, g->machine.memory_bytes);
+	if (!st && !o->no_simulate)
+		st = partition_simulate(g, best, err);
+	if (st)
+		partition_release(best);
 	free(buf);
 	dp_release(&dp);
 	sp_free(tree);

@@ -50,6 +50,8 @@ struct stage {
 	double memory;           /* bytes per device */
 	double fwd, bwd, wgrad;  /* microseconds per micro-batch, compute only */
 	double act;              /* bytes per micro-batch per device, activations */
+	double allreduce;        /* microseconds per micro-batch: the ring allreduce
+	                            of the stage's weights over its replicas / m */
 };
 
 struct partition {
@@ -62,8 +64,14 @@ struct partition {
 	int devices_used;
 	double bottleneck;       /* microseconds per micro-batch: max_s t_s */
 	double time_per_sample;  /* microseconds: bottleneck / microbatch */
-	double iteration_time;   /* microseconds: (m - 1) bottleneck + the longest
-	                            stage path's sum of t_s (fill and drain) */
+	double estimate;         /* microseconds: GraphPipe's closed form,
+	                            (m - 1) bottleneck + the longest stage path's
+	                            sum of t_s (fill and drain, comm charged
+	                            serially); partition_evaluate fills it */
+	double iteration_time;   /* microseconds: the simulated makespan of
+	                            1f1b-dag on the partition's schedule instance
+	                            (bridge.h), the number plan and exec see;
+	                            partition_simulate fills it, 0 before */
 	int depth;               /* stages on the longest path */
 	bool chain;              /* sequential: consecutive stages depend */
 };
@@ -74,6 +82,8 @@ struct partition_options {
 	int nsizes;              /* micro-batch sizes to try; 0: the graph's */
 	const int *sizes;
 	double precision;        /* binary search, relative (default 1e-6) */
+	bool no_simulate;        /* partition_dp: leave iteration_time 0 (the
+	                            search simulates its seeds itself) */
 };
 
 /* Partition g; fails (one line) when no partition fits in memory. */
@@ -107,6 +117,25 @@ struct ilp_info {
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *p,
 			  struct ilp_info *info, struct error *err);
+
+struct search_info {
+	int seed_sims;           /* simulations of the DP seeds */
+	int sims;                /* simulations in all */
+	int moves;               /* improving moves taken */
+	const char *stopped_by;  /* "interrupt" or "time_limit", or NULL */
+};
+
+/* The default partitioner (search.c): a local search over every convex
+ * partition with an acyclic stage graph, seeded at every micro-batch size
+ * by the DP's and the sequential DP's plans, each candidate timed by
+ * partition_simulate; p->iteration_time is the simulated 1f1b-dag
+ * iteration, never above either seed's. With o->sequential, the
+ * sequential DP's plans only, the size chosen by the simulated iteration.
+ * Within time_limit seconds (<= 0: none); an interrupt or the limit ends
+ * it with the best so far (info->stopped_by). */
+enum status partition_search(const struct graph *g, const struct partition_options *o,
+			     double time_limit, struct partition *p, struct search_info *info,
+			     struct error *err);
 
 /* Fill the stage metrics, stage edges, in-flight counts and times of p
  * from its stages' op sets, degrees and p->microbatch (shared by the DP and

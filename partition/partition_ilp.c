@@ -6,6 +6,7 @@
  * evaluated independently, has exactly the solver's bottleneck.
  */
 #include "partition/partition.h"
+#include "partition/bridge.h"
 #include "common/clock.h"
 #include "common/stop.h"
 
@@ -153,6 +154,13 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		/* the plan, evaluated on its own, must have the solver's bottleneck */
 		if (fabs(p.bottleneck - obj) > 1e-6 * (obj > 1 ? obj : 1) + 1e-6)
 			info->certified = false;
+		/* sizes compete on the simulated iteration (the number plan and
+		 * exec see); a plan 1f1b-dag cannot run in memory is skipped */
+		struct error serr;
+		if (partition_simulate(g, &p, &serr)) {
+			partition_release(&p);
+			continue;
+		}
 		if (!any || p.iteration_time < best->iteration_time) {
 			partition_release(best);
 			*best = p;

@@ -2732,16 +2732,28 @@ static void test_table_commands(void **state)
 }
 
 /* plan: the search's schedule is never worse than 1F1B on the same DAG,
- * and never below the lower bound. */
+ * and never below the lower bound; the best is never slower than
+ * GraphPipe's DP + 1F1B (the graphpipe row's 1f1b-dag) nor than the
+ * search's partition + 1F1B (the graph row's), with the gains reported. */
 static void test_plan(void **state)
 {
 	struct run r;
 	RUN(&r, "plan", CANDLE, "--devices", "4", "--time-limit", "1", "--json");
 	assert_int_equal(r.status, 0);
 	json_t *j = parse_json(r.out), *plans = get(j, "plans");
-	assert_int_equal(json_array_size(plans), 2);
+	assert_int_equal(json_array_size(plans), 3);
+	assert_string_equal(get_str(json_array_get(plans, 0), "pipeline"), "graph");
+	assert_string_equal(get_str(json_array_get(plans, 2), "pipeline"), "graphpipe");
+	json_int_t graph1f1b = get_int(json_array_get(plans, 0), "iteration_time_1f1b");
+	json_int_t gp1f1b = get_int(json_array_get(plans, 2), "iteration_time_1f1b");
+	assert_true(get_int(j, "iteration_time") <= gp1f1b);
+	assert_true(get_int(j, "iteration_time") <= graph1f1b);
+	assert_double_near(get_real(j, "gain_over_graphpipe_1f1b"),
+			   (double)(gp1f1b - get_int(j, "iteration_time")) / gp1f1b, 1e-9);
+	assert_double_near(get_real(j, "gain_over_partition_1f1b"),
+			   (double)(graph1f1b - get_int(j, "iteration_time")) / graph1f1b, 1e-9);
 	json_int_t best = INT64_MAX;
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 3; i++) {
 		json_t *p = json_array_get(plans, i);
 		assert_true(get_int(p, "iteration_time_search") <= get_int(p, "iteration_time_1f1b"));
 		assert_true(get_int(p, "iteration_time_search") >= get_int(p, "lower_bound"));
@@ -2765,9 +2777,10 @@ static void test_plan(void **state)
  * itself builds it in code), its 1f1b-dag simulation and lower bound are
  * the numbers plan reports for that plan, and `partition -o` of the same
  * pipeline writes the same bytes. Before plan built instances in code (at
- * 2923abc, through JSON text) it printed, on 4 devices: graph pipeline
- * 1f1b-dag 13875 us and bound 12850 us, sequential 18378 and 15704; the
- * recomputation from the file gives the same, so they are kept here.
+ * 2923abc, through JSON text) it printed, on 4 devices, for GraphPipe's DP
+ * (then plan's graph row, now its graphpipe row): 1f1b-dag 13875 us and
+ * bound 12850 us; the recomputation from the file gives the same, so they
+ * are kept here.
  */
 static void test_plan_instance(void **state)
 {
@@ -2777,16 +2790,16 @@ static void test_plan_instance(void **state)
 	    tmp("plan.inst.json"));
 	assert_int_equal(r.status, 0);
 	json_t *j = parse_json(r.out), *plans = get(j, "plans"), *row = NULL;
-	static const struct { const char *pipeline; json_int_t onefb, bound; } before[] = {
-		{"graph", 13875, 12850}, {"sequential", 18378, 15704}};
+	static const char *const pipelines[] = {"graph", "sequential", "graphpipe"};
+	assert_int_equal(json_array_size(plans), 3);
 	for (size_t i = 0; i < json_array_size(plans); i++) {
 		json_t *p = json_array_get(plans, i);
-		assert_string_equal(get_str(p, "pipeline"), before[i].pipeline);
-		assert_int_equal(get_int(p, "iteration_time_1f1b"), before[i].onefb);
-		assert_int_equal(get_int(p, "lower_bound"), before[i].bound);
+		assert_string_equal(get_str(p, "pipeline"), pipelines[i]);
 		if (!strcmp(get_str(p, "pipeline"), get_str(j, "best")))
 			row = p;
 	}
+	assert_int_equal(get_int(json_array_get(plans, 2), "iteration_time_1f1b"), 13875);
+	assert_int_equal(get_int(json_array_get(plans, 2), "lower_bound"), 12850);
 	assert_non_null(row);
 	struct instance *in = NULL;
 	struct error err = {{0}};
@@ -2807,10 +2820,14 @@ static void test_plan_instance(void **state)
 	schedule_free(sc);
 	instance_free(in);
 	bool seq = !strcmp(get_str(j, "best"), "sequential");
+	bool dp = !strcmp(get_str(j, "best"), "graphpipe");
 	json_decref(j);
 	run_free(&r);
 	if (seq)
 		RUN(&r, "partition", CANDLE, "--devices", "4", "--sequential", "-o",
+		    tmp("part.inst.json"));
+	else if (dp)
+		RUN(&r, "partition", CANDLE, "--devices", "4", "--method", "dp", "-o",
 		    tmp("part.inst.json"));
 	else
 		RUN(&r, "partition", CANDLE, "--devices", "4", "-o", tmp("part.inst.json"));
