@@ -15,6 +15,7 @@
 /* The listing order; embedded programs not named here follow, by file. */
 static const char *const order[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2", "zb-v",
+	"v-half", "v-min",
 	"dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto", NULL};
 
 #define MAX_FAMILIES 64

@@ -1679,7 +1679,8 @@ static void test_families_all_listed(void **state)
 {
 	static const char *const want[] = {
 		"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
-		"zb-v", "dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto"};
+		"zb-v", "v-half", "v-min", "dualpipev", "torch-interleaved-zb",
+		"1f1b-dag", "zb-auto"};
 	struct run r;
 	RUN(&r, "families", "--json");
 	assert_int_equal(r.status, 0);

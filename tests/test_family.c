@@ -1,7 +1,8 @@
 /*
  * Predefined schedule families (sched/family.c): gpipe and 1f1b first,
  * then interleaved, looped-bfs, zb-h1, zb-h2, zb-v, dualpipev,
- * torch-interleaved-zb, 1f1b-dag and zb-auto: golden orders
+ * torch-interleaved-zb, 1f1b-dag, zb-auto, v-half and v-min (their closed
+ * forms are in test_family_cm.c): golden orders
  * (tests/golden/), torch's algorithm (tests/torch_ref.h), closed forms,
  * in-flight counts, refusals, and a grid over every family.
  *
@@ -447,7 +448,8 @@ static void test_grid_every_op_once(void **state)
 
 static const char *const all_names[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
-	"zb-v", "dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto"};
+	"zb-v", "dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto",
+	"v-half", "v-min"};
 #define NALL ((int)(sizeof all_names / sizeof all_names[0]))
 
 /* An instance from printf-style JSON. */
@@ -623,6 +625,7 @@ static const struct {
 	{"interleaved", "interleaved", 2}, {"looped-bfs", "interleaved", 2},
 	{"zb-h1", "linear", 1},            {"zb-h2", "linear", 1},
 	{"zb-v", "v", 2},                  {"dualpipev", "v", 2},
+	{"v-min", "v", 2},                 {"v-half", "v", 2},
 };
 #define NGOLDEN ((int)(sizeof goldens / sizeof goldens[0]))
 
@@ -1783,7 +1786,7 @@ static bool family_supports(const char *name, struct shape sh, int p, int m,
 		return linear || (inter && m % p == 0);
 	if (!strcmp(name, "looped-bfs"))
 		return true;
-	if (!strcmp(name, "zb-v"))
+	if (!strcmp(name, "zb-v") || !strcmp(name, "v-min") || !strcmp(name, "v-half"))
 		return vee && split;
 	if (!strcmp(name, "dualpipev"))
 		return vee && m >= 2 * p;
