@@ -44,3 +44,5 @@ row "solve p8 m24 fused (glpk)" 5 "$bin" solve "$dir/hard.json" --solver glpk
 row "partition --method ilp candle-uno 8 devices" 10 "$bin" partition datasets/graphs/candle-uno-a100.json --devices 8 --method ilp
 row "plan candle-uno 8 devices" 5 "$bin" plan datasets/graphs/candle-uno-a100.json --devices 8
 row "profile --device cpu candle-uno" 2 "$bin" profile datasets/graphs/candle-uno-a100.json --device cpu
+row "plan dlrm 32 devices" 2 "$bin" plan datasets/graphs/dlrm-a100.json --devices 32
+row "partition (search) dlrm 32 devices" 1 "$bin" partition datasets/graphs/dlrm-a100.json --devices 32
