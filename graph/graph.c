@@ -52,9 +52,10 @@ static enum status parse_sizes(const struct jr_ctx *c, json_t *root, struct grap
 {
 	json_t *v = json_object_get(root, "microbatch_sizes");
 	json_t *b = json_object_get(root, "batch");
-	if (!json_is_integer(b) || json_integer_value(b) < 1 || json_integer_value(b) > (1 << 24))
+	if (!json_is_integer(b) || json_integer_value(b) < 1 ||
+	    json_integer_value(b) > GRAPH_MAX_BATCH)
 		return jr_fail(c, "batch", "expected an integer from 1 to %d (samples per iteration)",
-			       1 << 24);
+			       GRAPH_MAX_BATCH);
 	g->batch = (int)json_integer_value(b);
 	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > GRAPH_MAX_SIZES)
 		return jr_fail(c, "microbatch_sizes", "expected a list of 1 to %d sizes", GRAPH_MAX_SIZES);

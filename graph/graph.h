@@ -17,6 +17,7 @@
 
 #define GRAPH_MAX_OPS 100000
 #define GRAPH_MAX_SIZES 16
+#define GRAPH_MAX_BATCH (1 << 24)   /* samples per iteration; bounds every size too */
 
 struct graph_op {
 	char *name;
@@ -68,8 +69,12 @@ enum status graph_derive(struct graph *g, const char *source, struct error *err)
 
 /* Replace g's per-size costs and its micro-batch sizes by those of the
  * cost table at path (docs/formats.md, "Cost table"; made by `pipeopt
- * profile`); every operator of g must be in it (graph/costs.c). */
+ * profile`); every operator of g must be in it (graph/costs.c). On error g
+ * is unchanged. */
 enum status graph_apply_costs(struct graph *g, const char *path, struct error *err);
+/* The same from the table's JSON text; `source` names it in messages. */
+enum status graph_parse_costs(struct graph *g, const char *text, const char *source,
+			      struct error *err);
 
 /* Index of the operator called name, or -1. */
 int graph_find(const struct graph *g, const char *name);

@@ -610,8 +610,11 @@ static struct block *parse_block(struct parser *ps)
 			break;
 		}
 		struct stmt *s = parse_stmt(ps, false);
-		if (ps->failed)
+		if (ps->failed) {
+			/* a statement is whole when the token after it fails */
+			stmt_free(s);
 			break;
+		}
 		if (s && block_add(b, s)) {
 			stmt_free(s);
 			perr(ps, ps->tline, ps->tcol, "out of memory");
@@ -619,11 +622,10 @@ static struct block *parse_block(struct parser *ps)
 		}
 	}
 	ps->depth--;
-	if (ps->failed) {
+	if (ps->failed || next(ps)) {
 		block_free(b);
 		return NULL;
 	}
-	next(ps);
 	return b;
 }
 

@@ -11,6 +11,7 @@ PACKAGES=(
   libopenblas-dev                      # CPU profiler and executor
   libcmocka-dev                        # unit tests
   libopenmpi-dev openmpi-bin           # sweeps and executor across hosts
+  clang libclang-rt-14-dev             # fuzzing: libFuzzer, ASan, UBSan (scripts/fuzz.sh)
 )
 
 missing=()

@@ -2,7 +2,8 @@
 # The whole test suite: check the layering of the includes, install the
 # packages, build, run every cmocka and end-to-end test; then build again
 # with AddressSanitizer and UndefinedBehaviorSanitizer and run the suite
-# once more, where any report fails the run.
+# once more, where any report fails the run; last, fuzz every reader with
+# libFuzzer for FUZZ_SECONDS each (default 30; 0 skips; scripts/fuzz.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,3 +24,9 @@ cmake --build build-asan -j"$jobs" >/dev/null
 export ASAN_OPTIONS=detect_leaks=1:halt_on_error=1:abort_on_error=0:exitcode=86
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 (cd build-asan && ctest --output-on-failure -j"$jobs")
+
+fuzz_seconds=${FUZZ_SECONDS:-30}
+if ((fuzz_seconds > 0)); then
+	echo "== fuzz the readers, $fuzz_seconds s each (scripts/fuzz.sh)"
+	scripts/fuzz.sh "$fuzz_seconds"
+fi

@@ -1,6 +1,7 @@
 /*
- * Tests for graph/graph.c (model graph parsing and validation) and
- * graph/sp.c (series-parallel decomposition, SP-ization, critical path).
+ * Tests for graph/graph.c (model graph parsing and validation),
+ * graph/costs.c (cost tables) and graph/sp.c (series-parallel
+ * decomposition, SP-ization, critical path).
  *
  * Every expected value is worked out by hand from graph.h / sp.h, or comes
  * from an independent brute force written here (transitive closure and the
@@ -1235,6 +1236,131 @@ static void test_critical_path(void **state)
 	graph_free(g);
 }
 
+/* ---- cost tables --------------------------------------------------------- */
+
+/* A cost table for ops n0 and n1 with the given sizes (JSON list text):
+ * fwd 10 * (op + 1), bwd 1, wgrad 0.5 at every size. */
+static char *costs_json(const char *sizes, int nsizes)
+{
+	struct text t = {0};
+	tcat(&t, "{\"source\": \"test\", \"microbatch_sizes\": %s, \"ops\": [", sizes);
+	for (int v = 0; v < 2; v++) {
+		tcat(&t, "%s{\"name\": \"n%d\"", v ? ", " : "", v);
+		static const char *const keys[3] = {"fwd", "bwd", "wgrad"};
+		for (int k = 0; k < 3; k++) {
+			tcat(&t, ", \"%s\": [", keys[k]);
+			for (int i = 0; i < nsizes; i++)
+				tcat(&t, "%s%g", i ? ", " : "", k == 0 ? 10.0 * (v + 1) : k == 1 ? 1 : 0.5);
+			tcat(&t, "]");
+		}
+		tcat(&t, "}");
+	}
+	tcat(&t, "]}\n");
+	return t.s;
+}
+
+/* A temporary file holding text; the caller unlinks path. */
+static void write_temp(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A table read from a file replaces the costs and the sizes. */
+static void test_costs_apply(void **state)
+{
+	struct graph *g = make_graph(2, NULL, 0);
+	char path[] = "/tmp/pipeopt-test-costs-XXXXXX";
+	char *json = costs_json("[1, 2, 4]", 3);
+	write_temp(path, json);
+	free(json);
+	struct error err = {{0}};
+	enum status st = graph_apply_costs(g, path, &err);
+	unlink(path);
+	if (st)
+		fail_msg("graph_apply_costs failed: %s", err.msg);
+	assert_int_equal(g->nsizes, 3);
+	static const int sizes[3] = {1, 2, 4};
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(g->microbatch_sizes[i], sizes[i]);
+	assert_doubles(g->ops[1].fwd, (double[]){20, 20, 20}, 3);
+	assert_doubles(g->ops[0].bwd, (double[]){1, 1, 1}, 3);
+	assert_doubles(g->ops[0].wgrad, (double[]){0.5, 0.5, 0.5}, 3);
+	graph_free(g);
+}
+
+/*
+ * Regression, fixed (graph/costs.c, read_sizes): a size was checked as an
+ * int64 (>= 1, above the previous one) and stored as (int), so
+ * [1, 4294967296] became [1, 0] and [1, 2147483648] became [1, INT_MIN],
+ * accepted. Expected: sizes above GRAPH_MAX_BATCH (2^24, the largest batch
+ * a graph may have) rejected, naming microbatch_sizes and the entry, and
+ * the graph unchanged; 2^24 itself accepted.
+ */
+static void test_costs_size_overflow(void **state)
+{
+	static const struct {
+		const char *sizes;
+		bool ok;
+	} cases[] = {
+		{"[1, 4294967296]", false},
+		{"[1, 2147483648]", false},
+		{"[1, 16777217]", false},
+		{"[1, 16777216]", true},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct graph *g = make_graph(2, NULL, 0);
+		char *json = costs_json(cases[i].sizes, 2);
+		struct error err = {{0}};
+		enum status st = graph_parse_costs(g, json, "costs.json", &err);
+		free(json);
+		if (cases[i].ok) {
+			if (st)
+				fail_msg("case %s: rejected: %s", cases[i].sizes, err.msg);
+			assert_int_equal(g->nsizes, 2);
+			assert_int_equal(g->microbatch_sizes[1], 1 << 24);
+		} else {
+			if (!st)
+				fail_msg("case %s: accepted as [%d, %d]", cases[i].sizes,
+					 g->microbatch_sizes[0], g->microbatch_sizes[1]);
+			check_error_message(cases[i].sizes, err.msg, "costs.json",
+					    "microbatch_sizes: entry 1", "16777216");
+			assert_int_equal(g->nsizes, 1);   /* unchanged */
+			assert_int_equal(g->microbatch_sizes[0], 1);
+			assert_doubles(g->ops[0].fwd, (double[]){1}, 1);
+		}
+		graph_free(g);
+	}
+}
+
+/*
+ * Regression, fixed (graph/costs.c, graph_apply_costs): the table was read
+ * with json_load_file, without the 64 MiB cap of common/fileio.c that every
+ * other reader has. Input: a file of 64 MiB + 1 byte (sparse, all zero
+ * bytes). Expected: "file is larger than 64 MiB", naming the file; was:
+ * the whole file handed to jansson ("'[' or '{' expected near end of file").
+ */
+static void test_costs_file_cap(void **state)
+{
+	struct graph *g = make_graph(2, NULL, 0);
+	char path[] = "/tmp/pipeopt-test-costs-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (64L << 20) + 1), 0);
+	close(fd);
+	struct error err = {{0}};
+	enum status st = graph_apply_costs(g, path, &err);
+	unlink(path);
+	assert_int_equal(st, STATUS_ERROR);
+	check_error_message("64 MiB + 1", err.msg, path, "cost table '", "larger than 64 MiB");
+	assert_int_equal(g->nsizes, 1);
+	graph_free(g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1258,6 +1384,9 @@ int main(void)
 		cmocka_unit_test(test_make_sp_already_sp),
 		cmocka_unit_test(test_make_sp_random),
 		cmocka_unit_test(test_critical_path),
+		cmocka_unit_test(test_costs_apply),
+		cmocka_unit_test(test_costs_size_overflow),
+		cmocka_unit_test(test_costs_file_cap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1088,6 +1088,37 @@ static void test_int64_min_edges_ub(void **state)
 	expect_child_ok("INT64_MIN edges", in_child(child_min_edges, 20));
 }
 
+/*
+ * Regression, fixed (a leak, caught only under -DPIPEOPT_SANITIZE=ON, where
+ * LeakSanitizer fails the run; found by fuzzing, issue 16):
+ * sched/lang_parse.c parse_block dropped a statement that parse_stmt had
+ * built whole when the token after it failed to lex, and ignored the failure
+ * of its own trailing next(). Input `repeat m {\n  if true { F } @\n}`:
+ * expected the error at the '@' and nothing left allocated; was: the if
+ * statement and its block lost. A require followed by a bad byte in a
+ * block lost its statement the same way.
+ */
+static void test_error_after_statement_in_block(void **state)
+{
+	static const struct perr_case cases[] = {
+		{"after a nested block", "repeat m {\n  if true { F } @\n}\nF", 2, 17,
+		 "unexpected character '@'"},
+		{"after an else block", "for i in 0 .. 2 {\n  if 1 { F } else { B } $\n}", 2, 25,
+		 "unexpected character '$'"},
+		{"after a require", "if 1 {\n  require 1 else \"r\" \x01\n}\nF", 2, 22,
+		 "unexpected byte 0x01"},
+		{"after the closing brace", "repeat 2 { F } @", 1, 16, "unexpected character '@'"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const struct perr_case *c = &cases[i];
+		struct error err = {{0}};
+		char where[128];
+		snprintf(where, sizeof where, "schedule program '" SRC "': line %d, column %d: ",
+			 c->line, c->col);
+		check_error_message(c->name, parse_err(c->name, c->text, &err), SRC, where, c->what);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1109,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(test_long_param_name),
 		cmocka_unit_test(test_def_shadows_builtin),
 		cmocka_unit_test(test_int64_min_edges_ub),
+		cmocka_unit_test(test_error_after_statement_in_block),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
