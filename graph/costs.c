@@ -31,7 +31,7 @@ static enum status read_lists(const char *source, const json_t *op, int i, int n
 			const json_t *x = json_array_get(a, s);
 			if (json_is_null(x))
 				return err_set(err, "cost table '%s': ops[%d].%s[%d] is null: the profile stopped before measuring it (rerun 'pipeopt profile' with a longer --time-limit)",
-					       path, i, keys[k], s);
+					       source, i, keys[k], s);
 			double v = json_is_number(x) ? json_number_value(x) : -1;
 			if (!(v >= 0 && isfinite(v)))
 				return err_set(err, "cost table '%s': ops[%d].%s[%d]: expected a number >= 0",

@@ -1293,6 +1293,24 @@ static void test_costs_apply(void **state)
 	graph_free(g);
 }
 
+/* A table a profile cut short (null where an operator was never measured)
+ * is refused, naming the entry and why; the graph is unchanged. */
+static void test_costs_null_entry(void **state)
+{
+	struct graph *g = make_graph(2, NULL, 0);
+	double fwd0 = g->ops[1].fwd[0];
+	const char *text = "{\"microbatch_sizes\": [1], \"stopped_by\": \"interrupt\", \"complete\": false,"
+			   " \"ops\": [{\"name\": \"n0\", \"fwd\": [1], \"bwd\": [1], \"wgrad\": [1]},"
+			   " {\"name\": \"n1\", \"fwd\": [null], \"bwd\": [null], \"wgrad\": [null]}]}";
+	struct error err = {{0}};
+	assert_int_equal(graph_parse_costs(g, text, "cut.json", &err), STATUS_ERROR);
+	if (!strstr(err.msg, "cost table 'cut.json': ops[1].fwd[0] is null: the profile stopped before measuring it"))
+		fail_msg("message: %s", err.msg);
+	assert_double_near(g->ops[1].fwd[0], fwd0, 0);
+	graph_free(g);
+	(void)state;
+}
+
 /*
  * Regression, fixed (graph/costs.c, read_sizes): a size was checked as an
  * int64 (>= 1, above the previous one) and stored as (int), so
@@ -1385,6 +1403,7 @@ int main(void)
 		cmocka_unit_test(test_make_sp_random),
 		cmocka_unit_test(test_critical_path),
 		cmocka_unit_test(test_costs_apply),
+		cmocka_unit_test(test_costs_null_entry),
 		cmocka_unit_test(test_costs_size_overflow),
 		cmocka_unit_test(test_costs_file_cap),
 	};
