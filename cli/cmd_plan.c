@@ -60,6 +60,8 @@ struct plan_row {
 	const char *pipeline;     /* "graph", "sequential" or "graphpipe" */
 	struct partition p;
 	struct instance *in;      /* the schedule instance (what -o writes) */
+	const char *partition_stopped_by;   /* the search cut short: "time_limit" or
+	                                       "interrupt"; NULL when it finished */
 	int64_t onefb, search, bound;   /* microseconds, simulated */
 	char origin[64];
 };
@@ -87,6 +89,7 @@ static enum status plan_one(const struct graph *g, const struct plan_opts *o, en
 	/* the partition may take half of the share; the GA gets what is left */
 	enum status st = kind == ROW_GRAPHPIPE ? partition_dp(g, &po, &row->p, err) :
 			 partition_search(g, &po, seconds / 2, &row->p, &si, err);
+	row->partition_stopped_by = !st && kind != ROW_GRAPHPIPE ? si.stopped_by : NULL;
 	double left = seconds - (clock_seconds() - t0);
 	ga.time_limit = left > 1e-3 ? left : 1e-3;
 	if (!st)
@@ -129,7 +132,7 @@ static double gain(int64_t base, int64_t x)
 static json_t *row_json(const struct plan_row *r)
 {
 	const struct partition *p = &r->p;
-	return json_pack("{s:s,s:i,s:i,s:i,s:f,s:f,s:I,s:I,s:I,s:f,s:s}",
+	json_t *j = json_pack("{s:s,s:i,s:i,s:i,s:f,s:f,s:I,s:I,s:I,s:f,s:s}",
 		"pipeline", r->pipeline, "stages", p->nstages, "microbatch_size", p->microbatch,
 		"depth", p->depth, "time_per_sample", p->time_per_sample,
 		"iteration_time_estimate", p->estimate,
@@ -137,6 +140,9 @@ static json_t *row_json(const struct plan_row *r)
 		"iteration_time_search", (json_int_t)r->search, "lower_bound", (json_int_t)r->bound,
 		"search_gain", r->onefb > 0 ? (double)(r->onefb - r->search) / r->onefb : 0.0,
 		"search_from", r->origin);
+	json_object_set_new(j, "partition_stopped_by", r->partition_stopped_by ?
+			    json_string(r->partition_stopped_by) : json_null());
+	return j;
 }
 
 static void print_row(const struct plan_row *r)

@@ -2787,7 +2787,7 @@ static void test_plan_instance(void **state)
 {
 	(void)state;
 	struct run r;
-	RUN(&r, "plan", CANDLE, "--devices", "4", "--time-limit", "1", "--json", "-o",
+	RUN(&r, "plan", CANDLE, "--devices", "4", "--time-limit", "4", "--json", "-o",
 	    tmp("plan.inst.json"));
 	assert_int_equal(r.status, 0);
 	json_t *j = parse_json(r.out), *plans = get(j, "plans"), *row = NULL;
@@ -2822,8 +2822,13 @@ static void test_plan_instance(void **state)
 	instance_free(in);
 	bool seq = !strcmp(get_str(j, "best"), "sequential");
 	bool dp = !strcmp(get_str(j, "best"), "graphpipe");
+	/* a search the time limit cut short (a slow or loaded machine, ASan)
+	 * need not match an uncut one: then only the checks above hold */
+	bool cut = !json_is_null(get(row, "partition_stopped_by"));
 	json_decref(j);
 	run_free(&r);
+	if (cut)
+		return;
 	if (seq)
 		RUN(&r, "partition", CANDLE, "--devices", "4", "--sequential", "-o",
 		    tmp("part.inst.json"));
