@@ -114,7 +114,9 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 	int K = p->K, n, *col;
 	double *val;
 	const struct machine *mc = &g->machine;
-	if (!row_buffers(p, g->nops + g->nedges + 2, &col, &val))
+	/* the longest rows: a stage's time, or the devices row (K nk terms) */
+	int len = g->nops + g->nedges + 2 > K * p->nk + 1 ? g->nops + g->nedges + 2 : K * p->nk + 1;
+	if (!row_buffers(p, len, &col, &val))
 		return;
 	for (int s = 0; s < K; s++) {
 		n = 0;
