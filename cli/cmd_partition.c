@@ -25,9 +25,13 @@ static const char usage_text[] =
 	"the stages, the stage DAG, in-flight micro-batches, time per sample, the\n"
 	"simulated iteration time and GraphPipe's estimate (m - 1) * bottleneck +\n"
 	"the longest stage path.\n"
-	"--method ilp is certified when the solver proves optimality at every\n"
-	"size; --time-limit is for the whole partition (each size gets an equal\n"
-	"share of what is left). -o writes the partition as a schedule instance.\n";
+	"--method ilp certifies the bottleneck, not the iteration: at every size\n"
+	"solved, no convex partition has a smaller bottleneck; warm-started by the\n"
+	"search and the DPs (their bottleneck is the cutoff), sizes in order of\n"
+	"promise, a size skipped when m x its lower bound cannot beat the plan.\n"
+	"--time-limit is for the whole partition (the warm start takes at most a\n"
+	"tenth, each size an equal share of what is left). -o writes the\n"
+	"partition as a schedule instance.\n";
 
 #define MAX_SIZES 16
 
@@ -153,8 +157,11 @@ int cmd_partition(int argc, char **argv)
 		if (o.ilp) {
 			json_object_set_new(j, "certified", json_boolean(info.certified));
 			json_object_set_new(j, "solver", json_string(o.s.solver));
-			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:f}", "solves", info.solves,
-				"columns", info.columns, "rows", info.rows, "solver_seconds", info.seconds));
+			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:f,s:i,s:i,s:i,s:s}",
+				"solves", info.solves, "columns", info.columns, "rows", info.rows,
+				"solver_seconds", info.seconds, "warm_starts", info.warm_starts,
+				"cutoffs", info.cutoffs, "sizes_pruned", info.pruned,
+				"certifies", "the minimum bottleneck_us at each size solved"));
 			if (info.stopped_by)
 				json_object_set_new(j, "stopped_by", json_string(info.stopped_by));
 		} else if (!o.dp) {
@@ -169,7 +176,8 @@ int cmd_partition(int argc, char **argv)
 		if (o.ilp)
 			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.s.solver,
 			       info.solves, info.columns, info.rows, info.seconds,
-			       info.certified ? "certified optimal (within the cost model)" : "not proven optimal");
+			       info.certified ? "bottleneck certified minimal at each size (the iteration is not proven)" :
+			       "bottleneck not proven minimal");
 		if (!o.ilp && !o.dp)
 			printf("search      %d simulations (%d of the DP seeds), %d moves\n", si.sims,
 			       si.seed_sims, si.moves);

@@ -7,11 +7,13 @@
  *   ar_v(k)  = 2 (k - 1) w_v / (k bandwidth m),  ar0(k) = 2 (k - 1) latency / m,
  *   st_v     = 2 w_v + w_v / bytes_per_param * optimizer_bytes_per_param.
  * Binaries x[v][s], y[s], g[s][k], eta[s][j]; c[e][s] >= 0; h[s] integer;
- * T >= 0; minimise T.
+ * T >= bound_T;
+ * minimise T.
  */
 #include "formulate/partition_milp.h"
 #include "graph/cost.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +91,16 @@ static void assignment_rows(const struct graph *g, struct pmilp *p, const int *y
 	free(val);
 }
 
+/* Per micro-batch cost of op v on a stage of degree index k, without the
+ * stage's comm and allreduce latency: tau_v(k) + ar_v(k). */
+static double op_cost(const struct graph *g, const struct pmilp *p, int v, int k)
+{
+	int deg = p->degree[k], i = graph_size_index(g, p->b / deg);
+	const struct machine *mc = &g->machine;
+	double ar = graph_allreduce(mc, g->ops[v].weight_bytes, deg) - graph_allreduce(mc, 0, deg);
+	return graph_op_time(g, v, i) + ar / p->mb;
+}
+
 /*
  * Devices:  sum_k g[s][k] = y[s]  (K rows);  sum_s sum_k k g[s][k] <= D.
  * Cut edges entering s: c[e][s] >= x[v][s] - x[u][s]  (|E| K rows).
@@ -102,7 +114,9 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 	int K = p->K, n, *col;
 	double *val;
 	const struct machine *mc = &g->machine;
-	if (!row_buffers(p, g->nops + g->nedges + 2, &col, &val))
+	/* the longest rows: a stage's time, or the devices row (K nk terms) */
+	int len = g->nops + g->nedges + 2 > K * p->nk + 1 ? g->nops + g->nedges + 2 : K * p->nk + 1;
+	if (!row_buffers(p, len, &col, &val))
 		return;
 	for (int s = 0; s < K; s++) {
 		n = 0;
@@ -129,17 +143,12 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 		}
 	for (int s = 0; s < K; s++)
 		for (int k = 0; k < p->nk; k++) {
-			int deg = p->degree[k], i = graph_size_index(g, p->b / deg);
 			n = 0;
 			col[n] = p->T;
 			val[n++] = 1;
 			for (int v = 0; v < g->nops; v++) {
 				col[n] = p->x[v * K + s];
-				/* the allreduce's per-weight part (its latency part
-				 * is the constant ar0 below) */
-				double ar = graph_allreduce(mc, g->ops[v].weight_bytes, deg) -
-					    graph_allreduce(mc, 0, deg);
-				val[n++] = -(graph_op_time(g, v, i) + ar / p->mb);
+				val[n++] = -op_cost(g, p, v, k);
 			}
 			for (int e = 0; e < g->nedges; e++) {
 				col[n] = c[e * K + s];
@@ -147,7 +156,7 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 			}
 			col[n] = p->g[s * p->nk + k];
 			val[n++] = -MT;
-			double ar0 = graph_allreduce(mc, 0, deg) / p->mb;
+			double ar0 = graph_allreduce(mc, 0, p->degree[k]) / p->mb;
 			milp_add_row(p->m, n, col, val, ar0 - MT, MILP_INF, "time_%d_%d", s, k);
 		}
 	free(col);
@@ -225,6 +234,30 @@ static void memory_rows(const struct graph *g, struct pmilp *p, const int *y, co
 	free(val);
 }
 
+/*
+ * A constant lower bound on T (the column's lower bound; no rows). Every
+ * op lies on some stage:  T >= max_v min_k (tau_v(k) + ar_v(k)).  A stage
+ * s of degree k_s has k_s T >= sum_{v in s} k_s (tau_v(k_s) + ar_v(k_s)),
+ * and sum_s k_s <= D, so
+ *     D T >= sum_v min_k k (tau_v(k) + ar_v(k)).
+ * The LP relaxation of the big-M time rows alone is far below both.
+ */
+static double bound_T(const struct graph *g, const struct pmilp *p, int D)
+{
+	double one = 0, work = 0;
+	for (int v = 0; v < g->nops; v++) {
+		double t = INFINITY, kt = INFINITY;
+		for (int k = 0; k < p->nk; k++) {
+			double c = op_cost(g, p, v, k);
+			t = c < t ? c : t;
+			kt = p->degree[k] * c < kt ? p->degree[k] * c : kt;
+		}
+		one = t > one ? t : one;
+		work += kt;
+	}
+	return one > work / D ? one : work / D;
+}
+
 enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 			struct pmilp *p, struct error *err)
 {
@@ -242,51 +275,109 @@ enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 	p->m = milp_new();
 	p->x = malloc((size_t)g->nops * K * sizeof *p->x);
 	p->g = malloc((size_t)K * p->nk * sizeof *p->g);
-	int *y = malloc(K * sizeof *y), *h = malloc(K * sizeof *h);
-	int *eta = malloc((size_t)K * K * sizeof *eta);
-	int *c = malloc(((size_t)g->nedges * K + 1) * sizeof *c);
-	if (!p->m || !p->x || !p->g || !y || !h || !eta || !c) {
-		free(y);
-		free(h);
-		free(eta);
-		free(c);
+	p->y = malloc(K * sizeof *p->y);
+	p->h = malloc(K * sizeof *p->h);
+	p->eta = malloc((size_t)K * K * sizeof *p->eta);
+	p->c = malloc(((size_t)g->nedges * K + 1) * sizeof *p->c);
+	if (!p->m || !p->x || !p->g || !p->y || !p->h || !p->eta || !p->c) {
 		pmilp_release(p);
 		return err_set(err, "graph '%s': out of memory for the partition MILP", g->name);
 	}
-	double MT = 1, MM = g->machine.memory_bytes;
+	double MT = 1, MM = g->machine.memory_bytes, worst_mem = 0;
 	for (int v = 0; v < g->nops; v++) {
 		double worst = 0;
 		for (int i = 0; i < g->nsizes; i++)
 			worst = graph_op_time(g, v, i) > worst ? graph_op_time(g, v, i) : worst;
 		MT += worst + 2.0 * D * g->ops[v].weight_bytes / g->machine.link_bandwidth;
 		MM += graph_static_bytes(&g->machine, g->ops[v].weight_bytes) + K * b * g->ops[v].act_bytes;
+		worst_mem += graph_static_bytes(&g->machine, g->ops[v].weight_bytes) +
+			     (double)K * b * g->ops[v].act_bytes;
 	}
+	/* all ops on one device, K micro-batches of b in flight: when even
+	 * that fits, memory cannot bind and its columns and rows are left out */
+	p->memory = worst_mem > g->machine.memory_bytes;
 	for (int e = 0; e < g->nedges; e++)
 		MT += comm_cost(g, e, b);
 	MT += 2.0 * D * g->machine.link_latency_us;
-	p->T = milp_add_col(p->m, 0, MILP_INF, 1, false, "T");
+	p->T_lower = p->nk ? bound_T(g, p, D) : 0;
+	p->T = milp_add_col(p->m, p->T_lower, MILP_INF, 1, false, "T");
 	for (int v = 0; v < g->nops; v++)
 		for (int s = 0; s < K; s++)
 			p->x[v * K + s] = milp_add_col(p->m, 0, 1, 0, true, "x_%d_%d", v, s);
 	for (int s = 0; s < K; s++) {
-		y[s] = milp_add_col(p->m, 0, 1, 0, true, "y_%d", s);
-		h[s] = milp_add_col(p->m, 0, K, 0, true, "h_%d", s);
+		p->y[s] = milp_add_col(p->m, 0, 1, 0, true, "y_%d", s);
 		for (int k = 0; k < p->nk; k++)
 			p->g[s * p->nk + k] = milp_add_col(p->m, 0, 1, 0, true, "g_%d_%d", s, k);
+		if (!p->memory)
+			continue;
+		p->h[s] = milp_add_col(p->m, 0, K, 0, true, "h_%d", s);
 		for (int j = 1; j <= K; j++)
-			eta[s * K + j - 1] = milp_add_col(p->m, 0, 1, 0, true, "eta_%d_%d", s, j);
+			p->eta[s * K + j - 1] = milp_add_col(p->m, 0, 1, 0, true, "eta_%d_%d", s, j);
 	}
 	for (int e = 0; e < g->nedges; e++)
 		for (int s = 0; s < K; s++)
-			c[e * K + s] = milp_add_col(p->m, 0, 1, 0, false, "c_%d_%d", e, s);
-	assignment_rows(g, p, y);
-	time_rows(g, p, y, c, D, MT);
-	memory_rows(g, p, y, h, eta, sequential, MM);
-	free(y);
-	free(h);
-	free(eta);
-	free(c);
+			p->c[e * K + s] = milp_add_col(p->m, 0, 1, 0, false, "c_%d_%d", e, s);
+	assignment_rows(g, p, p->y);
+	time_rows(g, p, p->y, p->c, D, MT);
+	if (p->memory)
+		memory_rows(g, p, p->y, p->h, p->eta, sequential, MM);
+	p->sequential = sequential;
 	return milp_check(p->m, err);
+}
+
+bool pmilp_start(const struct graph *g, const struct pmilp *p, int S, const int *stage_of,
+		 const int *degree_of, double T, double *x)
+{
+	int K = p->K;
+	if (S < 1 || S > K)
+		return false;
+	for (int e = 0; e < g->nedges; e++)
+		if (stage_of[g->edges[e][0]] > stage_of[g->edges[e][1]])
+			return false;
+	int *depth = malloc(S * sizeof *depth);
+	char *edge = malloc((size_t)S * S);
+	bool ok = depth && edge;
+	for (int i = 0; i < p->m->ncols; i++)
+		x[i] = 0;
+	if (ok) {
+		memset(edge, 0, (size_t)S * S);
+		for (int e = 0; e < g->nedges; e++)
+			edge[stage_of[g->edges[e][0]] * S + stage_of[g->edges[e][1]]] = 1;
+	}
+	/* in flight: stages on the longest path to a sink (a chain: S - i) */
+	for (int a = S - 1; ok && a >= 0; a--) {
+		int best = 0;
+		for (int c = a + 1; c < S; c++)
+			if ((edge[a * S + c] || (p->sequential && c == a + 1)) && depth[c] > best)
+				best = depth[c];
+		depth[a] = best + 1;
+	}
+	for (int s = 0; ok && s < S; s++) {
+		int i = s, k = 0;
+		while (k < p->nk && p->degree[k] != degree_of[s])
+			k++;
+		if (k == p->nk) {
+			ok = false;
+			break;
+		}
+		x[p->y[i]] = 1;
+		x[p->g[i * p->nk + k]] = 1;
+		if (p->memory) {
+			x[p->h[i]] = depth[s];
+			x[p->eta[i * K + depth[s] - 1]] = 1;
+		}
+	}
+	for (int v = 0; ok && v < g->nops; v++)
+		x[p->x[v * K + stage_of[v]]] = 1;
+	for (int e = 0; ok && e < g->nedges; e++) {
+		int a = stage_of[g->edges[e][0]], c = stage_of[g->edges[e][1]];
+		if (a != c)
+			x[p->c[e * K + c]] = 1;
+	}
+	x[p->T] = T > p->T_lower ? T : p->T_lower;
+	free(depth);
+	free(edge);
+	return ok;
 }
 
 void pmilp_decode(const struct graph *g, const struct pmilp *p, const double *x,
@@ -311,5 +402,9 @@ void pmilp_release(struct pmilp *p)
 	milp_free(p->m);
 	free(p->x);
 	free(p->g);
+	free(p->y);
+	free(p->h);
+	free(p->eta);
+	free(p->c);
 	memset(p, 0, sizeof *p);
 }

@@ -23,12 +23,29 @@ struct pmilp {
 	int T;              /* column of T (microseconds per micro-batch) */
 	int *x;             /* [nops * K] column of x[v][s] */
 	int *g;             /* [K * nk] column of g[s][k] */
+	int *y, *h;         /* [K] columns of y[s], h[s] */
+	int *eta;           /* [K * K] column of eta[s][j - 1] */
+	int *c;             /* [nedges * K] column of c[e][s] */
+	double T_lower;     /* us: the constant lower bound on T (bound_T) */
+	bool sequential;    /* stages form a chain */
+	bool memory;        /* memory can bind: h, eta and their rows exist */
 };
 
 /* Build the MILP for D devices at micro-batch b (sequential: stages form a
  * chain). Fails when b does not divide the batch or no degree is usable. */
 enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 			struct pmilp *p, struct error *err);
+
+/* Encode a partition at p's micro-batch size as a point x [ncols] of p's
+ * model (a MIP start): S stages, stage_of [nops] with labels monotone on
+ * every edge, degree_of [S], its bottleneck T (us per micro-batch, the
+ * cost model's); in-flight counts are the longest stage path to a sink
+ * (a chain: S - i).
+ * False when it does not fit the model (more than K stages, a degree with
+ * no column, non-monotone labels); whether it is feasible is
+ * milp_feasible's to say. */
+bool pmilp_start(const struct graph *g, const struct pmilp *p, int S, const int *stage_of,
+		 const int *degree_of, double T, double *x);
 
 /* Decode a solution: stage slot of every op ([nops]) and degree of every
  * slot ([K], 0 when unused). */

@@ -98,6 +98,12 @@ struct ilp_info {
 	int infeasible;          /* sizes the solver proved infeasible */
 	int stopped;             /* sizes a limit stopped before a solution, or
 	                            left unsolved when the time ran out */
+	int warm_starts;         /* sizes with a start from the search or a DP */
+	int cutoffs;             /* of them, feasible in the model: the start's
+	                            bottleneck is T's upper bound there */
+	int pruned;              /* sizes skipped: their lower bound on the
+	                            simulated iteration is no shorter than the
+	                            best plan's */
 	double seconds;
 	enum outcome outcome;    /* optimal (certified) or feasible; when no
 	                            partition is found, infeasible only when

@@ -1,12 +1,24 @@
 /*
  * The exact partitioner: the MILP of formulate/partition_milp.c at every
  * micro-batch size, solved by a backend (solvers/), decoded and evaluated
- * with the same cost model as the DP (partition_evaluate). A size's result
- * is certified when the solver proves optimality and the decoded plan,
- * evaluated independently, has exactly the solver's bottleneck.
+ * with the same cost model as the DP (partition_evaluate). What it proves
+ * is the bottleneck: a size's result is certified when the solver proves
+ * its minimum bottleneck (or that no partition fits) and the decoded plan,
+ * evaluated independently, has exactly the solver's bottleneck. Among
+ * sizes the shortest simulated iteration wins.
+ *
+ * Warm start: the search (search.c, a small share of the time) and the
+ * DPs at each size give plans; at each size the one with the smallest
+ * bottleneck is the MIP start, and its bottleneck the cutoff (T's upper
+ * bound). Sizes go in order of promise (the starts' simulated iteration);
+ * a size is skipped, as proven unable to win, when m T_lower (a lower
+ * bound on any of its plans' simulated iteration: some device is busy m
+ * times its stage's compute and allreduce) is not below the best MILP
+ * plan's simulated iteration so far.
  */
 #include "partition/partition.h"
 #include "partition/bridge.h"
+#include "graph/cost.h"
 #include "common/clock.h"
 #include "common/stop.h"
 
@@ -83,6 +95,129 @@ static enum status no_partition(const struct graph *g, int devices, struct ilp_i
 		       g->name, devices, info->solves, info->infeasible);
 }
 
+/* A plan at size b for the MIP start: q re-sized (degrees halved until
+ * b / k is listed), evaluated, in memory; false when it is not. */
+static bool resize(const struct graph *g, const struct partition *q, int b, struct partition *p)
+{
+	memset(p, 0, sizeof *p);
+	p->stages = calloc(q->nstages, sizeof *p->stages);
+	if (!p->stages)
+		return false;
+	p->nstages = q->nstages;
+	p->microbatch = b;
+	p->microbatches = g->batch / b;
+	p->chain = q->chain;
+	bool ok = true;
+	for (int s = 0; s < q->nstages && ok; s++) {
+		struct stage *t = &p->stages[s];
+		t->ops = malloc(q->stages[s].nops * sizeof *t->ops);
+		ok = t->ops != NULL;
+		if (!ok)
+			break;
+		memcpy(t->ops, q->stages[s].ops, q->stages[s].nops * sizeof *t->ops);
+		t->nops = q->stages[s].nops;
+		t->degree = q->stages[s].degree;
+		while (t->degree > 1 && (b % t->degree || graph_size_index(g, b / t->degree) < 0))
+			t->degree /= 2;
+		ok = b % t->degree == 0 && graph_size_index(g, b / t->degree) >= 0;
+	}
+	ok = ok && partition_evaluate(g, p);
+	for (int s = 0; ok && s < p->nstages; s++)
+		ok = p->stages[s].memory <= g->machine.memory_bytes;
+	if (!ok)
+		partition_release(p);
+	return ok;
+}
+
+/* The warm start of one size: the plan with the smallest bottleneck among
+ * the search's (re-sized) and the DPs' at b, simulated; false if none. */
+static bool warm_start(const struct graph *g, const struct partition_options *o,
+		       const struct partition *searched, int b, struct partition *best)
+{
+	struct partition_options po = *o;
+	struct partition cand[3];
+	struct error why;
+	int n = 0;
+	po.nsizes = 1;
+	po.sizes = &b;
+	po.no_simulate = true;
+	if (searched && searched->nstages && resize(g, searched, b, &cand[n]))
+		n++;
+	if (!o->sequential && !partition_dp(g, &po, &cand[n], &why))
+		n++;
+	po.sequential = true;
+	po.precision = 1e-9;
+	if (!partition_dp(g, &po, &cand[n], &why)) {
+		/* a chain is a graph pipeline too, without the chain's edges */
+		cand[n].chain = o->sequential;
+		if (o->sequential || partition_evaluate(g, &cand[n]))
+			n++;
+		else
+			partition_release(&cand[n]);
+	}
+	int k = -1;
+	for (int i = 0; i < n; i++)
+		if (k < 0 || cand[i].bottleneck < cand[k].bottleneck)
+			k = i;
+	for (int i = 0; i < n; i++)
+		if (i != k)
+			partition_release(&cand[i]);
+	if (k < 0)
+		return false;
+	*best = cand[k];
+	if (partition_simulate(g, best, &why))
+		best->iteration_time = INFINITY;   /* a start still, though unrunnable */
+	return true;
+}
+
+/* One size to solve: its start (if any) and the order of promise. */
+struct size_job {
+	int b;
+	bool has_start;
+	struct partition start;
+};
+
+static int by_promise(const void *x, const void *y)
+{
+	const struct size_job *a = x, *c = y;
+	double ta = a->has_start ? a->start.iteration_time : INFINITY;
+	double tc = c->has_start ? c->start.iteration_time : INFINITY;
+	if (ta != tc)
+		return ta < tc ? -1 : 1;
+	return a->b - c->b;
+}
+
+/* The start of job j as a point of pm's model, with T's cutoff; NULL when
+ * it does not encode. */
+static double *encode_start(const struct graph *g, struct pmilp *pm, const struct partition *q)
+{
+	double *x = malloc(pm->m->ncols * sizeof *x);
+	int *of = malloc(g->nops * sizeof *of), *deg = malloc((q->nstages + 1) * sizeof *deg);
+	bool ok = x && of && deg;
+	for (int s = 0; ok && s < q->nstages; s++) {
+		deg[s] = q->stages[s].degree;
+		for (int i = 0; i < q->stages[s].nops; i++)
+			of[q->stages[s].ops[i]] = s;
+	}
+	ok = ok && pmilp_start(g, pm, q->nstages, of, deg, q->bottleneck, x);
+	free(of);
+	free(deg);
+	if (!ok) {
+		free(x);
+		return NULL;
+	}
+	/* the cutoff: no plan with a larger bottleneck is of interest (a
+	 * hair above the start, which stays feasible) */
+	pm->m->cols[pm->T].ub = x[pm->T] * (1 + 1e-9) + 1e-9;
+	x[pm->T] = pm->m->cols[pm->T].ub;
+	if (!milp_feasible(pm->m, x, 1e-6, NULL)) {
+		pm->m->cols[pm->T].ub = MILP_INF;
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *best,
 			  struct ilp_info *info, struct error *err)
@@ -100,58 +235,96 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 	int nsizes = o->nsizes ? o->nsizes : g->nsizes;
 	const int *sizes = o->nsizes ? o->sizes : g->microbatch_sizes;
 	bool any = false;
-	/* time_limit is for the whole partition: each size gets an equal share
-	 * of what is left, so time a size does not use goes to the next */
+	/* time_limit is for the whole partition: the warm start takes at most
+	 * a tenth, then each size gets an equal share of what is left, so
+	 * time a size does not use goes to the next */
 	double t0 = clock_seconds();
 	double deadline = time_limit > 0 ? t0 + time_limit : 0;
 	double kill_at = time_limit > 0 ? stop_kill_at(t0, time_limit) : 0;
+	struct partition searched = {0};
+	struct search_info si;
+	struct error why;
+	double budget = time_limit > 0 ? 0.1 * time_limit : 5;
+	if (partition_search(g, o, budget < 5 ? budget : 5, &searched, &si, &why))
+		memset(&searched, 0, sizeof searched);
+	struct size_job *job = calloc(nsizes ? nsizes : 1, sizeof *job);
+	if (!job) {
+		partition_release(&searched);
+		return err_set(err, "out of memory");
+	}
+	int njobs = 0;
 	for (int i = 0; i < nsizes; i++) {
+		if (sizes[i] < 1 || g->batch % sizes[i] || graph_size_index(g, sizes[i]) < 0)
+			continue;
+		job[njobs].b = sizes[i];
+		job[njobs].has_start = !stop_requested() &&
+				       warm_start(g, o, &searched, sizes[i], &job[njobs].start);
+		info->warm_starts += job[njobs].has_start;
+		njobs++;
+	}
+	partition_release(&searched);
+	qsort(job, njobs, sizeof *job, by_promise);
+	enum status st = STATUS_OK;
+	for (int i = 0; i < njobs; i++) {
 		struct pmilp pm;
 		struct solver_result sr = {0};
-		double share = deadline > 0 ? (deadline - clock_seconds()) / (nsizes - i) : 0;
+		double share = deadline > 0 ? (deadline - clock_seconds()) / (njobs - i) : 0;
 		if (stop_requested() || (deadline > 0 && share < 1e-3)) {
 			info->certified = false;   /* sizes left unsolved */
 			info->stopped_by = stop_requested() ? "interrupt" : "time_limit";
-			info->stopped += nsizes - i;
+			info->stopped += njobs - i;
 			break;
 		}
+		struct partition p;
+		if (pmilp_build(g, o->devices, job[i].b, o->sequential, &pm, &why))
+			continue;
+		if (any && pm.mb * pm.T_lower >= best->iteration_time) {
+			info->pruned++;   /* no plan at this size can be shorter */
+			pmilp_release(&pm);
+			continue;
+		}
+		double *start = job[i].has_start ? encode_start(g, &pm, &job[i].start) : NULL;
+		info->cutoffs += start != NULL;
+		/* the start sets the cutoff (T's upper bound) and is the answer
+		 * if the solver has none; it is not handed over as a MIP start:
+		 * CBC then solves without its preprocessor (cbc.c), 2x slower here */
 		struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9,
 					    .kill_at = kill_at};
-		struct partition p;
-		struct error why;
-		if (sizes[i] < 1 || g->batch % sizes[i] ||
-		    pmilp_build(g, o->devices, sizes[i], o->sequential, &pm, &why))
-			continue;
 		info->columns += pm.m->ncols;
 		info->rows += pm.m->nrows;
-		if (solver_solve_isolated(be, pm.m, &so, &sr, err)) {
+		st = solver_solve_isolated(be, pm.m, &so, &sr, err);
+		if (st) {
+			free(start);
 			pmilp_release(&pm);
-			partition_release(best);
-			return STATUS_ERROR;
+			break;
 		}
 		info->seconds += sr.seconds;
 		info->solves++;
-		if (sr.outcome != OUTCOME_OPTIMAL) {
+		if (sr.outcome != OUTCOME_OPTIMAL && sr.outcome != OUTCOME_INFEASIBLE) {
 			info->certified = false;
 			info->stopped_by = stop_requested() ? "interrupt" :
 					   sr.outcome == OUTCOME_TIME_LIMIT ? "time_limit" : info->stopped_by;
 		}
-		info->infeasible += sr.outcome == OUTCOME_INFEASIBLE;
-		info->stopped += sr.outcome == OUTCOME_TIME_LIMIT && !sr.has_solution;
-		if (!sr.has_solution) {
+		/* infeasible below a feasible start's cutoff: no proof */
+		if (sr.outcome == OUTCOME_INFEASIBLE && start)
+			info->certified = false;
+		info->infeasible += sr.outcome == OUTCOME_INFEASIBLE && !start;
+		info->stopped += sr.outcome == OUTCOME_TIME_LIMIT && !sr.has_solution && !start;
+		if (!sr.has_solution && !start) {
 			solver_result_release(&sr);
 			pmilp_release(&pm);
 			continue;
 		}
-		enum status st = decode_plan(g, &pm, sr.x, o->sequential, &p, err);
-		double obj = sr.objective;
+		const double *x = sr.has_solution ? sr.x : start;
+		double obj = sr.has_solution ? sr.objective : milp_objective(pm.m, start);
+		st = decode_plan(g, &pm, x, o->sequential, &p, err);
 		solver_result_release(&sr);
+		free(start);
 		pmilp_release(&pm);
-		if (st) {
-			partition_release(best);
-			return STATUS_ERROR;
-		}
-		/* the plan, evaluated on its own, must have the solver's bottleneck */
+		if (st)
+			break;
+		/* the plan, evaluated on its own, must have the solver's bottleneck
+		 * (the start's cutoff sits a hair above its bottleneck) */
 		if (fabs(p.bottleneck - obj) > 1e-6 * (obj > 1 ? obj : 1) + 1e-6)
 			info->certified = false;
 		/* sizes compete on the simulated iteration (the number plan and
@@ -161,6 +334,15 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 			partition_release(&p);
 			continue;
 		}
+		/* the start, when its bottleneck is the optimum too and it runs
+		 * shorter, is the better of two certified plans */
+		struct partition *q = &job[i].start;
+		if (job[i].has_start && q->bottleneck <= p.bottleneck * (1 + 1e-9) &&
+		    q->iteration_time < p.iteration_time) {
+			partition_release(&p);
+			p = *q;
+			job[i].has_start = false;
+		}
 		if (!any || p.iteration_time < best->iteration_time) {
 			partition_release(best);
 			*best = p;
@@ -168,6 +350,14 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		} else {
 			partition_release(&p);
 		}
+	}
+	for (int i = 0; i < njobs; i++)
+		if (job[i].has_start)
+			partition_release(&job[i].start);
+	free(job);
+	if (st) {
+		partition_release(best);
+		return STATUS_ERROR;
 	}
 	if (!any && info->stopped_by && !strcmp(info->stopped_by, "interrupt"))
 		return err_set(err, "graph '%s': interrupted before the MILP found a partition",
