@@ -547,7 +547,8 @@ static void descend(struct search *sr, struct lab *cur, struct moves *mv)
 		return;
 	while (!out_of_time(sr)) {
 		int kept = neighbours(sr, cur, true, mv, map);
-		qsort(mv->l, kept, sizeof *mv->l, by_rank);
+		if (kept > 1)   /* qsort(NULL, 0, ...) is undefined */
+			qsort(mv->l, kept, sizeof *mv->l, by_rank);
 		bool moved = false;
 		int ops = 3 * cur->S * sr->m, sims = SIM_OPS_PER_STEP / (ops ? ops : 1);
 		sims = sims > SIMS_PER_STEP ? sims : SIMS_PER_STEP;
