@@ -11,10 +11,12 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_helpers.h"
@@ -113,6 +115,83 @@ static inline json_t *parse_json(const char *text)
 	if (!v)
 		fail_msg("not one JSON document (line %d: %s): %s", e.line, e.text, text);
 	return v;
+}
+
+/* ---- a run in the background, to be signalled -------------------------- */
+
+static inline double run_clock(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Start argv[0] (a path) without waiting: stdin and stderr /dev/null,
+ * stdout into out_path (NULL: /dev/null). */
+static inline pid_t run_start(const char *const *argv, const char *out_path)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
+		dup2(null, 0);
+		dup2(out, 1);
+		dup2(null, 2);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+/* Lines in a file (0 when it does not exist). */
+static inline int run_count_lines(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	char buf[4096];
+	int n = 0;
+	ssize_t k;
+	while ((k = read(fd, buf, sizeof buf)) > 0)
+		for (ssize_t i = 0; i < k; i++)
+			n += buf[i] == '\n';
+	close(fd);
+	return n;
+}
+
+/* Wait until path has `lines` lines; fails if pid ends first or after
+ * `seconds` (pid is killed then). */
+static inline void run_wait_lines(pid_t pid, const char *path, int lines, double seconds)
+{
+	double t0 = run_clock();
+	while (run_count_lines(path) < lines) {
+		int ws;
+		if (waitpid(pid, &ws, WNOHANG) == pid)
+			fail_msg("the program ended (status %d) before '%s' had %d lines", ws, path, lines);
+		if (run_clock() - t0 > seconds) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			fail_msg("'%s' had no %d lines after %.0f s", path, lines, seconds);
+		}
+		usleep(10000);
+	}
+}
+
+/* Send sig to pid (still running: fails if it has ended) and wait for it;
+ * the wait status, and in *waited the seconds from the signal to the end. */
+static inline int run_signal(pid_t pid, int sig, double *waited)
+{
+	int ws = 0;
+	if (waitpid(pid, &ws, WNOHANG) == pid)
+		fail_msg("the program ended (status %d) before the signal", ws);
+	double t0 = run_clock();
+	assert_int_equal(kill(pid, sig), 0);
+	while (waitpid(pid, &ws, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	if (waited)
+		*waited = run_clock() - t0;
+	return ws;
 }
 
 #endif

@@ -1760,31 +1760,9 @@ static void test_solve_ga_start(void **state)
 static int run_interrupted(const char *const *argv, const char *out_path, double after, int sig,
 			   double *waited)
 {
-	int out = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(out >= 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(out, 1);
-		dup2(null, 2);
-		execv(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(out);
+	pid_t pid = run_start(argv, out_path);
 	usleep((useconds_t)(after * 1e6));
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	int ws = 0;
-	if (waitpid(pid, &ws, WNOHANG) == pid)
-		fail_msg("%s %s ended (status %d) before the signal", argv[1], argv[2], ws);
-	assert_int_equal(kill(pid, sig), 0);
-	while (waitpid(pid, &ws, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	*waited = (double)(b.tv_sec - a.tv_sec) + 1e-9 * (double)(b.tv_nsec - a.tv_nsec);
-	return ws;
+	return run_signal(pid, sig, waited);
 }
 
 /* The interrupted command's JSON on stdout: exit 130, stopped_by

@@ -57,13 +57,6 @@ static int count_char(const char *path, char c)
 	return n;
 }
 
-static double now_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* A failure: exit 1 and stderr exactly one line "error: ..." that names
  * `needle`. */
 static void assert_one_error_line(const struct run *r, const char *needle)
@@ -276,34 +269,10 @@ static void test_resume_after_sigkill(void **state)
 	assert_int_equal(n, 20);
 	write_file("slow.json", SLOW_SPEC);
 
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(null, 1);
-		dup2(null, 2);
-		execl(PIPEOPT_BIN, PIPEOPT_BIN, "sweep", "slow.json", "-o", "slow.jsonl", "--jobs", "1",
-		      "--no-progress", (char *)NULL);
-		_exit(127);
-	}
-	double t0 = now_seconds();
-	int lines = 0;
-	while ((lines = file_exists("slow.jsonl") ? count_char("slow.jsonl", '\n') : 0) < 2) {
-		int ws;
-		if (waitpid(pid, &ws, WNOHANG) == pid)
-			fail_msg("the sweep ended (status %d) before 2 rows were written", ws);
-		if (now_seconds() - t0 > 60) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			fail_msg("no 2 rows after 60 s");
-		}
-		usleep(10000);
-	}
-	assert_int_equal(kill(pid, SIGKILL), 0);
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		assert_int_equal(errno, EINTR);
+	pid_t pid = run_start((const char *const[]){PIPEOPT_BIN, "sweep", "slow.json", "-o",
+				"slow.jsonl", "--jobs", "1", "--no-progress", NULL}, NULL);
+	run_wait_lines(pid, "slow.jsonl", 2, 60);
+	int ws = run_signal(pid, SIGKILL, NULL);
 	if (!WIFSIGNALED(ws) || WTERMSIG(ws) != SIGKILL)
 		fail_msg("the sweep was not killed mid-run (status %d): too fast to interrupt", ws);
 	int done = count_char("slow.jsonl", '\n');   /* complete rows at the kill */
@@ -373,38 +342,11 @@ static void test_interrupt_keeps_rows(void **state)
 	char *keys[20];
 	int n = grid_keys(keys, dev, 2, mb, 2, methods, seeds);
 	write_file("int.json", SLOW_SPEC);
-	int out = open("int.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(out >= 0);
-	pid_t pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		dup2(null, 0);
-		dup2(out, 1);
-		dup2(null, 2);
-		execl(PIPEOPT_BIN, PIPEOPT_BIN, "sweep", "int.json", "-o", "int.jsonl", "--jobs", "1",
-		      "--no-progress", (char *)NULL);
-		_exit(127);
-	}
-	close(out);
-	double t0 = now_seconds();
-	while ((file_exists("int.jsonl") ? count_char("int.jsonl", '\n') : 0) < 2) {
-		int ws;
-		if (waitpid(pid, &ws, WNOHANG) == pid)
-			fail_msg("the sweep ended (status %d) before 2 rows were written", ws);
-		if (now_seconds() - t0 > 60) {
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			fail_msg("no 2 rows after 60 s");
-		}
-		usleep(10000);
-	}
-	double t1 = now_seconds();
-	assert_int_equal(kill(pid, SIGINT), 0);
-	int ws;
-	while (waitpid(pid, &ws, 0) < 0)
-		assert_int_equal(errno, EINTR);
-	double waited = now_seconds() - t1;
+	pid_t pid = run_start((const char *const[]){PIPEOPT_BIN, "sweep", "int.json", "-o",
+				"int.jsonl", "--jobs", "1", "--no-progress", NULL}, "int.out");
+	run_wait_lines(pid, "int.jsonl", 2, 60);
+	double waited;
+	int ws = run_signal(pid, SIGINT, &waited);
 	if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 130)
 		fail_msg("SIGINT: status %d, expected exit 130", ws);
 	if (waited > 3)
