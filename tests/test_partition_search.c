@@ -17,6 +17,7 @@
 #include <math.h>
 
 #include "graph/graph.h"
+#include "small_graph.h"
 #include "partition/bridge.h"
 #include "partition/partition.h"
 
@@ -46,30 +47,7 @@ static const struct shape shapes[] = {
  * 16 (m = 8 or 4), so that degree 2 is possible at b = 4. */
 static struct graph *make_graph(const struct shape *sh, unsigned seed, double memory)
 {
-	json_t *ops = json_array(), *edges = json_array();
-	srand(seed);
-	for (int v = 0; v < sh->n; v++) {
-		double f = 1 + rand() % 20, b = 1 + rand() % 20, w = rand() % 8;
-		char nm[8];
-		snprintf(nm, sizeof nm, "n%d", v);
-		json_array_append_new(ops, json_pack("{s:s,s:[f,f],s:[f,f],s:[f,f],s:f,s:f,s:f}",
-			"name", nm, "fwd", f, 1.7 * f, "bwd", b, 1.8 * b, "wgrad", w, 1.6 * w,
-			"act_bytes", 100.0 * (1 + rand() % 5), "weight_bytes", 1000.0 * (1 + rand() % 5),
-			"out_bytes", 10.0 * (1 + rand() % 5)));
-	}
-	for (int e = 0; e < sh->m; e++)
-		json_array_append_new(edges, json_pack("[i,i]", sh->e[e][0], sh->e[e][1]));
-	json_t *root = json_pack("{s:s,s:i,s:[i,i],s:{s:i,s:f,s:f,s:f},s:o,s:o}", "name", sh->name,
-		"batch", 16, "microbatch_sizes", 2, 4, "machine", "devices", 4, "memory_bytes",
-		memory, "link_latency_us", 1.0, "link_bandwidth", 100.0, "ops", ops, "edges", edges);
-	char *text = json_dumps(root, 0);
-	json_decref(root);
-	struct graph *g = NULL;
-	struct error err;
-	if (graph_parse(text, sh->name, &g, &err))
-		fail_msg("%s", err.msg);
-	free(text);
-	return g;
+	return small_graph(sh->name, sh->n, sh->m, (const int (*)[2])sh->e, seed, memory, true);
 }
 
 struct brute {
