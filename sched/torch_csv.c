@@ -414,7 +414,8 @@ static char *format_layout(const struct schedule *s, bool split)
 				sb_printf(&sb, "%s", c->text);
 			else if (c->ops)
 				put_composite(&sb, o, c->ops, split);
-			o += c->ops;
+			if (c->ops)   /* a device without ops has no array to step in */
+				o += c->ops;
 		}
 		sb_printf(&sb, "%s", nl);
 	}

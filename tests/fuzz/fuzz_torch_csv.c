@@ -14,7 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct schedule *s = NULL, *back = NULL;
 	struct error err = {{0}};
 	if (text && torch_csv_parse(text, "fuzz", &s, &err) == STATUS_OK) {
-		csv = torch_csv_format(s, schedule_has_w(s));
+		csv = torch_csv_format(s, NULL, schedule_has_w(s));
 		fuzz_check(csv && torch_csv_parse(csv, "fuzz (exported)", &back, &err) == STATUS_OK,
 			   "torch_csv_format output rejected", err.msg);
 		fuzz_check(schedule_equal(s, back), "schedule changed through torch_csv_format", NULL);
