@@ -452,8 +452,9 @@ static int root(int *up, int v)
 static void moves_split(struct search *sr, const struct lab *cur, int spare, struct moves *mv)
 {
 	const struct graph *g = sr->g;
-	char *side = malloc(g->nops ? g->nops : 1);
-	int *uf = malloc((g->nops ? g->nops : 1) * sizeof *uf);
+	size_t nops = g->nops > 0 ? (size_t)g->nops : 1;
+	char *side = malloc(nops);
+	int *uf = malloc(nops * sizeof *uf);
 	if (!side || !uf) {
 		free(side);
 		free(uf);
@@ -464,7 +465,7 @@ static void moves_split(struct search *sr, const struct lab *cur, int spare, str
 		int n = 0, seen = 0;
 		for (int i = 0; i < g->nops; i++)
 			n += cur->of[g->topo[i]] == s;
-		memset(side, 0, g->nops);
+		memset(side, 0, nops);
 		for (int i = g->nops - 1; i >= 0 && n > 1; i--) {
 			int v = g->topo[i];
 			if (cur->of[v] != s)

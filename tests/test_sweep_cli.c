@@ -251,18 +251,21 @@ static void test_limit_then_resume(void **state)
 /* 4 points x 5 GA seeds, each stopped by its 0.2 s time limit (the
  * instances have memory limits, so the GA does not meet the lower bound
  * and stop early): 20 tasks, ~4 s on one thread. */
+/* Tasks that run their whole 0.2 s: tight memory (6 activations) with
+ * comm, where no seed meets the bound (measured: 3-8 % above it), so no
+ * task ends early by the gap and a signal finds the sweep mid-run. */
 #define SLOW_SPEC                                                                                 \
 	"{\"name\": \"slow\",\n"                                                                   \
-	" \"instances\": {\"base\": {\"devices\": 2, \"microbatches\": 3, \"cost\": {\"F\": 3, \"B\": 3, \"W\": 2},\n" \
-	"                          \"comm\": 1, \"memory\": {\"F\": 1, \"B\": 0, \"W\": -1, \"limit\": 2}},\n" \
-	"               \"grid\": {\"devices\": [2, 3], \"microbatches\": [3, 4]}},\n"             \
+	" \"instances\": {\"base\": {\"devices\": 6, \"microbatches\": 16, \"cost\": {\"F\": 1, \"B\": 2},\n" \
+	"                          \"comm\": 1, \"memory\": {\"F\": 2, \"B\": -2, \"limit\": 12}},\n" \
+	"               \"grid\": {\"devices\": [6, 8], \"microbatches\": [16, 24]}},\n"             \
 	" \"methods\": [{\"name\": \"ga\", \"search\": {\"time_limit\": 0.2, \"seeds\": [1, 2, 3, 4, 5]}}]}\n"
 
 #define TORN_FRAGMENT "{\"key\":\"TORN-FRAGMENT\",\"sweep\":\"slo"
 
 static void test_resume_after_sigkill(void **state)
 {
-	static const int dev[] = {2, 3}, mb[] = {3, 4}, seeds[] = {5};
+	static const int dev[] = {6, 8}, mb[] = {16, 24}, seeds[] = {5};
 	static const char *const methods[] = {"ga", NULL};
 	char *keys[20];
 	int n = grid_keys(keys, dev, 2, mb, 2, methods, seeds);
@@ -337,7 +340,7 @@ static bool on_path(const char *name)
 static void test_interrupt_keeps_rows(void **state)
 {
 	(void)state;
-	static const int dev[] = {2, 3}, mb[] = {3, 4}, seeds[] = {5};
+	static const int dev[] = {6, 8}, mb[] = {16, 24}, seeds[] = {5};
 	static const char *const methods[] = {"ga", NULL};
 	char *keys[20];
 	int n = grid_keys(keys, dev, 2, mb, 2, methods, seeds);
