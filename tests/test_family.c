@@ -63,17 +63,6 @@ static struct sim_result run_ok(struct sim *s, const struct schedule *sc,
 	return r;
 }
 
-/* Max over the device's order of (#F started - #B started). */
-static int max_in_flight(const struct sched_row *row)
-{
-	int cur = 0, max = 0;
-	for (int i = 0; i < row->len; i++) {
-		cur += row->ops[i].kind == OP_F ? 1 : row->ops[i].kind == OP_B ? -1 : 0;
-		max = cur > max ? cur : max;
-	}
-	return max;
-}
-
 static void test_registry(void **state)
 {
 	assert_true(family_count() >= NFAM);
@@ -165,7 +154,7 @@ static void test_in_flight(void **state)
 					struct sim_result r = run_ok(s, sc, names[f]);
 					for (int d = 0; d < p; d++) {
 						int want = f == 0 ? m : (p - d < m ? p - d : m);
-						int got = max_in_flight(&sc->rows[d]);
+						int got = ops_in_flight(&sc->rows[d], OP_B);
 						if (got != want || r.peak_memory[d] != want)
 							fail_msg("%s p=%d m=%d split=%d device %d: rows give %d, sim peak %lld, expected %d",
 								 names[f], p, m, split, d, got,
@@ -511,19 +500,6 @@ static int64_t device_first_start(const struct instance *in,
 	return lo;
 }
 
-/* Max over the device's order of (#F started - #`release` started):
- * activations in flight, released by B (fused) or W (split). Counts chunk
- * activations when a device runs several stages. */
-static int peak_in_flight(const struct sched_row *row, int release)
-{
-	int cur = 0, max = 0;
-	for (int i = 0; i < row->len; i++) {
-		cur += row->ops[i].kind == OP_F ? 1 : row->ops[i].kind == release ? -1 : 0;
-		max = cur > max ? cur : max;
-	}
-	return max;
-}
-
 /* Counted off the rows, independently of the simulator: every op is on its
  * stage's device, and each (stage, kind) runs micro-batches 0, 1, ...,
  * m-1 in that order, each exactly once. */
@@ -788,7 +764,7 @@ static void test_interleaved_in_flight(void **state)
 					for (int d = 0; d < p; d++) {
 						int w = 2 * (p - d - 1) + (v - 1) * p;
 						int want = w + 1 < m * v ? w + 1 : m * v;
-						int got = peak_in_flight(&sc->rows[d], split ? OP_W : OP_B);
+						int got = ops_in_flight(&sc->rows[d], split ? OP_W : OP_B);
 						if (got != want)
 							fail_msg("interleaved p=%d v=%d m=%d device %d: %d in flight, expected %d",
 								 p, v, m, d, got, want);
@@ -895,7 +871,7 @@ static void test_looped_bfs(void **state)
 					struct sim_result r;
 					struct schedule *sc = generate_valid("looped-bfs", in, s, &r);
 					for (int d = 0; d < p; d++) {
-						int got = peak_in_flight(&sc->rows[d], split ? OP_W : OP_B);
+						int got = ops_in_flight(&sc->rows[d], split ? OP_W : OP_B);
 						if (got != v * m)
 							fail_msg("looped-bfs %s v=%d p=%d m=%d device %d: %d in flight, expected %d",
 								 shapes[k].pl, v, p, m, d, got, v * m);
@@ -1072,7 +1048,7 @@ static void test_zb_h1_in_flight(void **state)
 			struct schedule *sc = generate_valid("zb-h1", in, s, &r);
 			for (int d = 0; d < p; d++) {
 				int want = m < p ? m : p;
-				int got = peak_in_flight(&sc->rows[d], OP_W);
+				int got = ops_in_flight(&sc->rows[d], OP_W);
 				if (got != want)
 					fail_msg("zb-h1 p=%d m=%d device %d: %d in flight, expected %d",
 						 p, m, d, got, want);
@@ -1148,7 +1124,7 @@ static void test_zb_h2(void **state)
 				struct schedule *sc = generate_valid("zb-h2", in, s, &r);
 				for (int d = 0; d < p; d++) {
 					int want = m < 2 * p - 1 ? m : 2 * p - 1;
-					int got = peak_in_flight(&sc->rows[d], OP_W);
+					int got = ops_in_flight(&sc->rows[d], OP_W);
 					if (got != want)
 						fail_msg("zb-h2 p=%d m=%d device %d: %d in flight, expected %d",
 							 p, m, d, got, want);
@@ -1189,7 +1165,7 @@ static void test_zb_v(void **state)
 				struct sim_result r;
 				struct schedule *sc = generate_valid("zb-v", in, s, &r);
 				for (int d = 0; d < p; d++) {
-					int got = peak_in_flight(&sc->rows[d], OP_W);
+					int got = ops_in_flight(&sc->rows[d], OP_W);
 					if (m >= 2 * p - 1 ? got != 2 * p : got > 2 * p)
 						fail_msg("zb-v p=%d m=%d device %d: %d in flight, expected %s %d",
 							 p, m, d, got, m >= 2 * p - 1 ? "" : "at most", 2 * p);
@@ -1245,7 +1221,7 @@ static void test_dualpipev(void **state)
 				struct sim_result r;
 				struct schedule *sc = generate_valid("dualpipev", in, s, &r);
 				for (int d = 0; d < p; d++) {
-					int got = peak_in_flight(&sc->rows[d], split ? OP_W : OP_B);
+					int got = ops_in_flight(&sc->rows[d], split ? OP_W : OP_B);
 					if (got != 2 * p + 1 || r.peak_memory[d] != 2 * p + 1)
 						fail_msg("dualpipev p=%d m=%d split=%d device %d: %d in flight (sim peak %lld), expected %d",
 							 p, m, split, d, got, (long long)r.peak_memory[d],
@@ -1444,7 +1420,7 @@ static void test_1f1b_dag(void **state)
 						int d = in->stage_device[l];
 						int want = dags[k].depth[l] < m ? dags[k].depth[l] : m;
 						assert_int_equal(stage_depth(in, l), dags[k].depth[l]);
-						int got = peak_in_flight(&sc->rows[d], OP_B);
+						int got = ops_in_flight(&sc->rows[d], OP_B);
 						if (got != want)
 							fail_msg("1f1b-dag %s m=%d stage %d: %d in flight, expected min(depth %d, m) = %d",
 								 dags[k].edges, m, l, got, dags[k].depth[l], want);

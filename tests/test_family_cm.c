@@ -282,17 +282,6 @@ static void test_valid_grid(void **state)
 				}
 }
 
-/* Max over the order of (#F - #W) started: chunk activations held. */
-static int peak_in_flight(const struct sched_row *row)
-{
-	int cur = 0, max = 0;
-	for (int i = 0; i < row->len; i++) {
-		cur += row->ops[i].kind == OP_F ? 1 : row->ops[i].kind == OP_W ? -1 : 0;
-		max = cur > max ? cur : max;
-	}
-	return max;
-}
-
 /*
  * Peak activation memory, published (the authors' Hugging Face space,
  * sail/pipeline-parallelism-with-controllable-memory, in micro-batches:
@@ -324,7 +313,7 @@ static void test_peak_memory(void **state)
 				struct sim_result r = sim_ok(s, sc, what);
 				int max = 0;
 				for (int d = 0; d < p; d++) {
-					int got = peak_in_flight(&sc->rows[d]);
+					int got = ops_in_flight(&sc->rows[d], OP_W);
 					assert_int_equal(got, r.peak_memory[d]);
 					max = got > max ? got : max;
 				}

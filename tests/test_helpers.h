@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "sched/instance.h"
+#include "sched/schedule.h"
 
 /* assert |a - b| <= eps in double precision. */
 #define assert_double_near(a, b, eps)                                          \
@@ -60,6 +61,19 @@ static inline struct instance *parse_instance_ok(const char *json)
 	if (instance_parse(json, "test.json", &in, &err))
 		fail_msg("instance rejected: %s", err.msg);
 	return in;
+}
+
+/* The most micro-batch activations a device's order holds: the maximum
+ * over its order of (forwards started - `release` ops started), release
+ * being the kind that frees the activation (OP_B fused, OP_W split). */
+static inline int ops_in_flight(const struct sched_row *row, int release)
+{
+	int cur = 0, max = 0;
+	for (int i = 0; i < row->len; i++) {
+		cur += row->ops[i].kind == OP_F ? 1 : (int)row->ops[i].kind == release ? -1 : 0;
+		max = cur > max ? cur : max;
+	}
+	return max;
 }
 
 #endif
