@@ -162,13 +162,12 @@ enum status schedule_check_shape(const struct instance *in,
 				 const struct schedule *s, struct error *err)
 {
 	int stages = 0, mbs = 0;
-	bool w = false;
+	bool w = schedule_has_w(s);
 	for (int d = 0; d < s->devices; d++)
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
 			stages = o->stage >= stages ? o->stage + 1 : stages;
 			mbs = o->mb >= mbs ? o->mb + 1 : mbs;
-			w = w || o->kind == OP_W;
 		}
 	if (s->devices != in->devices)
 		return err_set(err, "the schedule has %d device rows, the instance %d devices",

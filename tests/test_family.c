@@ -11,6 +11,7 @@
  * rows; the simulator is used only to time and validate.
  */
 #include "test_helpers.h"
+#include "family_helpers.h"
 
 #include <dirent.h>
 #include <stdbool.h>
@@ -38,29 +39,6 @@ static struct instance *chain(int p, int m, int64_t F, int64_t B, int64_t W,
 		 "{\"devices\":%d,\"microbatches\":%d,\"cost\":{\"F\":%lld,\"B\":%lld%s},\"comm\":%lld%s}",
 		 p, m, (long long)F, (long long)B, w, (long long)c, extra);
 	return parse_instance_ok(json);
-}
-
-static struct schedule *generate_ok(const char *name,
-				    const struct instance *in)
-{
-	struct schedule *sc = NULL;
-	struct error err = {{0}};
-	if (family_generate(name, in, &sc, &err))
-		fail_msg("family '%s' failed: %s", name, err.msg);
-	assert_non_null(sc);
-	assert_int_equal(sc->devices, in->devices);
-	return sc;
-}
-
-/* Simulate, failing the test on an invalid schedule. */
-static struct sim_result run_ok(struct sim *s, const struct schedule *sc,
-				const char *what)
-{
-	struct sim_result r;
-	struct error err = {{0}};
-	if (sim_run(s, sc, &r, &err))
-		fail_msg("%s: invalid schedule: %s", what, err.msg);
-	return r;
 }
 
 static void test_registry(void **state)

@@ -25,6 +25,7 @@
  * end, chunk 1's first. V-Min: delta = (1, 1); V-Half: delta = (2, 1).
  */
 #include "test_helpers.h"
+#include "family_helpers.h"
 
 #include <stdbool.h>
 
@@ -143,26 +144,6 @@ static struct instance *vinst(int p, int m, int64_t f, int64_t b, int64_t w,
 	return parse_instance_ok(json);
 }
 
-static struct schedule *generate_ok(const char *name, const struct instance *in)
-{
-	struct schedule *sc = NULL;
-	struct error err = {{0}};
-	if (family_generate(name, in, &sc, &err))
-		fail_msg("%s p=%d m=%d: refused: %s", name, in->devices,
-			 in->microbatches, err.msg);
-	return sc;
-}
-
-static struct sim_result sim_ok(struct sim *s, const struct schedule *sc,
-				const char *what)
-{
-	struct sim_result r;
-	struct error err = {{0}};
-	if (sim_run(s, sc, &r, &err))
-		fail_msg("%s: invalid schedule: %s", what, err.msg);
-	return r;
-}
-
 static void first_difference(const struct schedule *a, const struct schedule *b,
 			     char *buf, size_t len)
 {
@@ -275,7 +256,7 @@ static void test_valid_grid(void **state)
 					struct schedule *sc = generate_ok(names[f], in);
 					char what[64];
 					snprintf(what, sizeof what, "%s p=%d m=%d c=%d", names[f], p, m, c);
-					sim_ok(s, sc, what);
+					run_ok(s, sc, what);
 					schedule_free(sc);
 					sim_free(s);
 					instance_free(in);
@@ -310,7 +291,7 @@ static void test_peak_memory(void **state)
 				struct schedule *sc = generate_ok(names[f], in);
 				char what[64];
 				snprintf(what, sizeof what, "%s p=%d m=%d", names[f], p, m);
-				struct sim_result r = sim_ok(s, sc, what);
+				struct sim_result r = run_ok(s, sc, what);
 				int max = 0;
 				for (int d = 0; d < p; d++) {
 					int got = ops_in_flight(&sc->rows[d], OP_W);
@@ -407,7 +388,7 @@ static void test_bubble_vmin(void **state)
 				struct instance *in = vinst(p, m, f, f, f, 0, "");
 				struct sim *s = sim_new(in);
 				struct schedule *sc = generate_ok("v-min", in);
-				struct sim_result r = sim_ok(s, sc, "v-min");
+				struct sim_result r = run_ok(s, sc, "v-min");
 				int g = least_gap(&vmin, p);
 				int unit = unit_makespan(sc, 2 * p, m);
 				if (f * unit != r.makespan)
@@ -445,7 +426,7 @@ static void test_bubble_vhalf(void **state)
 				struct instance *in = vinst(p, m, f, f, f, 0, "");
 				struct sim *s = sim_new(in);
 				struct schedule *sc = generate_ok("v-half", in);
-				struct sim_result r = sim_ok(s, sc, "v-half");
+				struct sim_result r = run_ok(s, sc, "v-half");
 				int g = least_gap(&vhalf, p);
 				int unit = unit_makespan(sc, 2 * p, m);
 				if (f * unit != r.makespan)

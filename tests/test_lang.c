@@ -564,6 +564,20 @@ struct perr_case {
 	const char *what;
 };
 
+/* Each case fails to parse with one message naming the file, its line and
+ * column, and what. */
+static void check_parse_errors(const struct perr_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct perr_case *c = &cases[i];
+		struct error err = {{0}};
+		char where[128];
+		snprintf(where, sizeof where, "schedule program '" SRC "': line %d, column %d: ",
+			 c->line, c->col);
+		check_error_message(c->name, parse_err(c->name, c->text, &err), SRC, where, c->what);
+	}
+}
+
 static void test_parse_errors(void **state)
 {
 	static const struct perr_case cases[] = {
@@ -651,15 +665,7 @@ static void test_parse_errors(void **state)
 		{"def later", "let x = g(1)\ndef g(a) = a\nF", 1, 9,
 		 "unknown function 'g'"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct perr_case *c = &cases[i];
-		struct error err = {{0}};
-		char where[128];
-		snprintf(where, sizeof where, "schedule program '" SRC "': line %d, column %d: ",
-			 c->line, c->col);
-		const char *msg = parse_err(c->name, c->text, &err);
-		check_error_message(c->name, msg, SRC, where, c->what);
-	}
+	check_parse_errors(cases, sizeof cases / sizeof cases[0]);
 }
 
 /* ---- run-time errors -------------------------------------------------------- */
@@ -1109,14 +1115,7 @@ static void test_error_after_statement_in_block(void **state)
 		 "unexpected byte 0x01"},
 		{"after the closing brace", "repeat 2 { F } @", 1, 16, "unexpected character '@'"},
 	};
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		const struct perr_case *c = &cases[i];
-		struct error err = {{0}};
-		char where[128];
-		snprintf(where, sizeof where, "schedule program '" SRC "': line %d, column %d: ",
-			 c->line, c->col);
-		check_error_message(c->name, parse_err(c->name, c->text, &err), SRC, where, c->what);
-	}
+	check_parse_errors(cases, sizeof cases / sizeof cases[0]);
 }
 
 int main(void)
