@@ -207,13 +207,20 @@ static int one_stage(struct dp *dp, const struct runcost *c, int d, int nout, in
 }
 
 /* First part = children i..m as one stage (mm >= 0), or child i split on its
- * own (mm < 0); then the rest R_{next} in series or in parallel. */
+ * own (mm < 0); then the rest R_{next} in series or in parallel.
+ *
+ * A single stage needs only d1 = a power of two. solve(.., d, ..) is the
+ * best with AT MOST d devices, so it does not increase with d (a plan for d
+ * is one for d + 1). A stage of degree k <= d1 therefore does no worse with
+ * d1 = k and the rest on d - k >= d2 devices: the rest's entry count can only
+ * drop, and with it the stage's in-flight count and memory, so its smallest
+ * degree stays <= k. That makes a chain's DP O(log D) per split, not O(D). */
 static int combine(struct dp *dp, struct seg *s, int i, int mm, int d, int nout, int *d1_out)
 {
 	bool series = s->node->kind == SP_SERIES || dp->sequential;
 	int next = mm >= 0 ? mm + 1 : i + 1, best = INF;
-	for (int d2 = 1; d2 < d; d2++) {
-		int d1 = d - d2, rest = solve(dp, s, next, d2, nout), first, k;
+	for (int d1 = 1; d1 < d; d1 = mm >= 0 ? 2 * d1 : d1 + 1) {
+		int d2 = d - d1, rest = solve(dp, s, next, d2, nout), first, k;
 		if (rest >= INF)
 			continue;
 		int exit1 = series ? rest : nout;
@@ -521,34 +528,68 @@ static bool feasible(struct dp *dp, struct seg *root, double target)
 	return solve(dp, root, 0, dp->D, 0) < INF;
 }
 
-/* Binary search at micro-batch b; true with *p filled when feasible. */
-static bool search_size(struct dp *dp, struct seg *root, int b, double precision,
-			struct partition *p)
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Every value the target can take at micro-batch b: a stage meets the
+ * target iff its time per sample t(run, k) / b is at most it, so whether a
+ * target is feasible changes only at those values, and the smallest feasible
+ * target is one of them. Sorted, without repeats; *n their count, NULL if
+ * out of memory. */
+static double *target_values(struct dp *dp, int b, int *n)
+{
+	int degrees = 0;
+	for (int k = 1; k <= dp->D; k *= 2)
+		degrees++;
+	double *v = malloc(((size_t)dp->ncosts * degrees + 1) * sizeof *v), t, mem;
+	if (!v)
+		return NULL;
+	int c = 0;
+	for (int si = 0; si < dp->nsegs; si++) {
+		const struct seg *s = &dp->segs[si];
+		for (int i = 0; i < s->n; i++)
+			for (int j = i; j < s->n; j++)
+				for (int k = 1; k <= dp->D; k *= 2)
+					if (stage_metrics(dp->g, &s->cost[i * s->n + j], k, b, dp->m, 1, &t, &mem))
+						v[c++] = t / b;
+	}
+	qsort(v, c, sizeof *v, cmp_double);
+	int u = 0;
+	for (int i = 0; i < c; i++)
+		if (u == 0 || v[i] != v[u - 1])
+			v[u++] = v[i];
+	*n = u;
+	return v;
+}
+
+/* The smallest feasible target at micro-batch b, found exactly by a binary
+ * search over target_values (log2 of their count DP runs); true with *p
+ * filled when one is feasible. */
+static bool search_size(struct dp *dp, struct seg *root, int b, struct partition *p)
 {
 	const struct graph *g = dp->g;
 	dp->b = b;
 	dp->m = g->batch / b;
-	double hi = 0;
-	for (int v = 0; v < g->nops; v++)
-		for (int i = 0; i < g->nsizes; i++)
-			hi += graph_op_time(g, v, i);
-	for (int e = 0; e < g->nedges; e++)
-		hi += graph_comm(&g->machine, 1, g->ops[g->edges[e][0]].out_bytes, b);
-	double wsum = 0;
-	for (int v = 0; v < g->nops; v++)
-		wsum += g->ops[v].weight_bytes;
-	hi = (hi + graph_allreduce(&g->machine, wsum, dp->D) + 1) / b;
-	if (!feasible(dp, root, hi))
+	int n;
+	double *v = target_values(dp, b, &n);
+	if (!v || n == 0 || !feasible(dp, root, v[n - 1])) {
+		free(v);
 		return false;
-	double lo = 0;
-	while (hi - lo > precision * hi) {
-		double mid = (lo + hi) / 2;
-		if (feasible(dp, root, mid))
+	}
+	int lo = 0, hi = n - 1;   /* v[hi] feasible; every v below lo infeasible */
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (feasible(dp, root, v[mid]))
 			hi = mid;
 		else
-			lo = mid;
+			lo = mid + 1;
 	}
-	feasible(dp, root, hi);
+	double target = v[hi];
+	free(v);
+	feasible(dp, root, target);
 	int *buf = malloc(g->nops * sizeof *buf);
 	memset(p, 0, sizeof *p);
 	p->microbatch = b;
@@ -601,7 +642,6 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 	if (!st && !(dp.kmin = calloc((size_t)dp.ncosts * (dp.D + 2), sizeof *dp.kmin)))
 		st = err_set(err, "graph '%s': out of memory for the partitioner", g->name);
 
-	double precision = o->precision > 0 ? o->precision : 1e-6;
 	int nsizes = o->nsizes ? o->nsizes : g->nsizes;
 	const int *sizes = o->nsizes ? o->sizes : g->microbatch_sizes;
 	bool any = false;
@@ -609,7 +649,7 @@ enum status partition_dp(const struct graph *g, const struct partition_options *
 		struct partition p;
 		if (sizes[i] < 1 || g->batch % sizes[i] || graph_size_index(g, sizes[i]) < 0)
 			continue;
-		if (!search_size(&dp, &dp.segs[0], sizes[i], precision, &p))
+		if (!search_size(&dp, &dp.segs[0], sizes[i], &p))
 			continue;
 		if (!any || better(&p, best)) {
 			partition_release(best);

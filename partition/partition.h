@@ -81,7 +81,6 @@ struct partition_options {
 	bool sequential;         /* stages form a chain (PipeDream/Piper-style) */
 	int nsizes;              /* micro-batch sizes to try; 0: the graph's */
 	const int *sizes;
-	double precision;        /* binary search, relative (default 1e-6) */
 	bool no_simulate;        /* partition_dp: leave iteration_time 0 (the
 	                            search simulates its seeds itself) */
 };

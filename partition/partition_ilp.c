@@ -146,7 +146,6 @@ static bool warm_start(const struct graph *g, const struct partition_options *o,
 	if (!o->sequential && !partition_dp(g, &po, &cand[n], &why))
 		n++;
 	po.sequential = true;
-	po.precision = 1e-9;
 	if (!partition_dp(g, &po, &cand[n], &why)) {
 		/* a chain is a graph pipeline too, without the chain's edges */
 		cand[n].chain = o->sequential;

@@ -41,7 +41,6 @@
 #define KICK_OPS 8000000      /* perturb-and-descend rounds while below this, */
 #define KICK_ROUNDS 40         /* at most this many rounds without a gain */
 #define KICK_MOVES 3           /* random moves per kick */
-#define SEQ_PRECISION 1e-3   /* the sequential DP seeds' binary search */
 #define SMALL_STAGES 8     /* up to this many stages, moves go to any stage */
 
 struct lab {
@@ -714,10 +713,6 @@ static void seed(struct search *sr, const struct partition_options *o, bool sequ
 	po.nsizes = 1;
 	po.sizes = &b;
 	po.no_simulate = true;
-	/* the sequential DP is the slow one (a chain of every op); its seed
-	 * needs no more than 0.1 % on the bottleneck: the simulation judges */
-	if (sequential && !(o->precision > 0))
-		po.precision = SEQ_PRECISION;
 	if (partition_dp(sr->g, &po, &p, &err))
 		return;
 	lab_from_partition(tmp, &p);

@@ -693,7 +693,7 @@ static void check_dp_result(const struct graph *g, const struct partition *p, in
  * fixed seed. Even trials: memory to spare; odd trials: a tight limit that
  * some partitions meet and some do not. On a chain the DP's space is every
  * contiguous split with every degree, so it must match the brute force at
- * the micro-batch size it chose, to the binary search's precision; and when
+ * the micro-batch size it chose (its target search is exact); and when
  * it finds nothing, nothing fits at any size.
  */
 static void test_dp_chain_brute(void **state)
@@ -981,7 +981,7 @@ static void test_dp_sp_brute(void **state)
 			if (dp < all * (1 - 1e-6))
 				fail_msg("%s seed %d: DP %.17g below the brute-force minimum %.17g",
 					 sh->name, seed, dp, all);
-			/* within its own space the DP is exact (up to the search's precision) */
+			/* within its own space the DP is exact (its target search is exact) */
 			if (dp > seg * (1 + 1e-5))
 				fail_msg("%s seed %d%s: DP %.17g above the best SP-segment partition %.17g",
 					 sh->name, seed, tight ? " (tight memory)" : "", dp, seg);
@@ -1587,7 +1587,7 @@ static void test_degree_4096(void **state)
 		static const int sigs[] = {SIGFPE, SIGSEGV, SIGBUS, SIGILL, SIGABRT};
 		for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
 			signal(sigs[i], SIG_DFL);
-		struct partition_options o = {.devices = 4096, .precision = 1e-3};
+		struct partition_options o = {.devices = 4096};
 		struct partition p;
 		struct error err = {{0}};
 		int ok = !partition_dp(g, &o, &p, &err) && p.nstages == 1 &&

@@ -128,7 +128,7 @@ static double brute_best(const struct graph *g, int D, int b)
 static double solve(const struct graph *g, int D, int b, bool ilp, bool *certified)
 {
 	int sizes[1] = {b};
-	struct partition_options o = {.devices = D, .nsizes = 1, .sizes = sizes, .precision = 1e-9};
+	struct partition_options o = {.devices = D, .nsizes = 1, .sizes = sizes};
 	struct partition p;
 	struct ilp_info info;
 	struct error err;
@@ -250,7 +250,7 @@ static void test_ilp_no_partition_verdicts(void **state)
 	static const char *const solvers[] = {"cbc", "glpk"};
 	struct graph *tight = make_graph(&shapes[0], 1, 1), *loose = make_graph(&shapes[0], 1, 1e9);
 	for (int k = 0; k < 2; k++) {
-		struct partition_options o = {.devices = 2, .precision = 1e-9};
+		struct partition_options o = {.devices = 2};
 		struct partition p;
 		struct ilp_info info;
 		struct error err = {{0}};
