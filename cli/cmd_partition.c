@@ -165,8 +165,8 @@ int cmd_partition(int argc, char **argv)
 			if (info.stopped_by)
 				json_object_set_new(j, "stopped_by", json_string(info.stopped_by));
 		} else if (!o.dp) {
-			json_object_set_new(j, "search", json_pack("{s:i,s:i,s:i}", "simulations", si.sims,
-				"seed_simulations", si.seed_sims, "moves", si.moves));
+			json_object_set_new(j, "search", json_pack("{s:i,s:i,s:i,s:i}", "simulations", si.sims,
+				"seed_simulations", si.seed_sims, "moves", si.moves, "repeats_cached", si.cached));
 			if (si.stopped_by)
 				json_object_set_new(j, "stopped_by", json_string(si.stopped_by));
 		}
@@ -179,8 +179,8 @@ int cmd_partition(int argc, char **argv)
 			       info.certified ? "bottleneck certified minimal at each size (the iteration is not proven)" :
 			       "bottleneck not proven minimal");
 		if (!o.ilp && !o.dp)
-			printf("search      %d simulations (%d of the DP seeds), %d moves\n", si.sims,
-			       si.seed_sims, si.moves);
+			printf("search      %d simulations (%d of the DP seeds), %d repeats answered from memory, %d moves\n",
+			       si.sims, si.seed_sims, si.cached, si.moves);
 		if (info.stopped_by || si.stopped_by)
 			printf("stopped by  %s\n", info.stopped_by ? info.stopped_by : si.stopped_by);
 	}

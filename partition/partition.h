@@ -126,6 +126,7 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 struct search_info {
 	int seed_sims;           /* simulations of the DP seeds */
 	int sims;                /* simulations in all */
+	int cached;              /* labellings timed again, answered by the memo */
 	int moves;               /* improving moves taken */
 	const char *stopped_by;  /* "interrupt" or "time_limit", or NULL */
 };

@@ -54,12 +54,28 @@ struct lab {
 	double value;       /* us: simulated iteration; INFINITY when not timed */
 };
 
+/* The labellings timed so far, by canonical key (the size, the chain flag,
+ * each op's stage renumbered in order of first appearance, and those
+ * stages' degrees), so a labelling the kicks and descents revisit (a third
+ * or more of them) is not built and simulated again. Exact: keys are
+ * compared whole, the hash only finds them. */
+struct memo {
+	uint64_t *hash;     /* [cap], 0 empty */
+	int *at;            /* [cap] offset of the entry's key in keys */
+	double *value;      /* [cap] its time, INFINITY when infeasible */
+	int cap, n;
+	int *keys, nkeys, keycap;
+	int *key;           /* scratch: the key being looked up [nops + 3 + nops] */
+};
+
 struct search {
 	const struct graph *g;
 	int D, b, m;
 	double deadline;    /* clock_seconds(); 0: none */
-	int sims, moves;
-	double sim_ops;     /* ops simulated in all (3 S m per simulation) */
+	int sims, moves, cached;
+	double sim_ops;     /* ops simulated in all (3 S m per simulation,
+	                       a cached one charged as if run) */
+	struct memo memo;   /* labellings timed so far */
 	uint64_t rng;       /* xorshift64 state for the kicks (fixed seed) */
 	bool stopped;       /* interrupt or time limit */
 	/* scratch for screening, sized once */
@@ -287,19 +303,135 @@ static bool to_partition(struct search *sr, struct lab *l, struct partition *p)
 	return ok;
 }
 
+/* l's canonical key into mo->key; its length. */
+static int memo_key(struct memo *mo, const struct search *sr, const struct lab *l, int *map)
+{
+	int nops = sr->g->nops, S = 0, n = 3, *k = mo->key;
+	for (int s = 0; s < l->S; s++)
+		map[s] = -1;
+	k[0] = sr->b;
+	k[1] = l->chain;
+	for (int v = 0; v < nops; v++) {
+		int a = l->of[v];
+		if (map[a] < 0) {
+			map[a] = S++;
+			k[3 + nops + map[a]] = l->deg[a];
+		}
+		k[n++] = map[a];
+	}
+	k[2] = S;
+	memmove(&k[n], &k[3 + nops], S * sizeof *k);
+	return n + S;
+}
+
+static uint64_t memo_hash(const int *k, int n)
+{
+	uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint32_t)k[i]) * 1099511628211ULL;
+	return h ? h : 1;
+}
+
+/* The slot of key k (its hash h): the entry's, or the empty one to fill. */
+static int memo_slot(const struct memo *mo, const int *k, int n, uint64_t h)
+{
+	int i = (int)(h & (uint64_t)(mo->cap - 1));
+	while (mo->hash[i] && !(mo->hash[i] == h && mo->keys[mo->at[i]] == n &&
+				!memcmp(&mo->keys[mo->at[i] + 1], k, n * sizeof *k)))
+		i = (i + 1) & (mo->cap - 1);
+	return i;
+}
+
+static bool memo_grow(struct memo *mo)
+{
+	struct memo old = *mo;
+	int cap = old.cap ? 2 * old.cap : 1024;
+	mo->hash = calloc(cap, sizeof *mo->hash);
+	mo->at = malloc(cap * sizeof *mo->at);
+	mo->value = malloc(cap * sizeof *mo->value);
+	mo->cap = cap;
+	if (!mo->hash || !mo->at || !mo->value) {
+		free(mo->hash);
+		free(mo->at);
+		free(mo->value);
+		*mo = old;
+		return false;
+	}
+	for (int i = 0; i < old.cap; i++)
+		if (old.hash[i]) {
+			int j = (int)(old.hash[i] & (uint64_t)(cap - 1));
+			while (mo->hash[j])
+				j = (j + 1) & (cap - 1);
+			mo->hash[j] = old.hash[i];
+			mo->at[j] = old.at[i];
+			mo->value[j] = old.value[i];
+		}
+	free(old.hash);
+	free(old.at);
+	free(old.value);
+	return true;
+}
+
+/* Remember the time of key k (length n, hash h); silently not when out of
+ * memory (the memo only saves work). */
+static void memo_put(struct memo *mo, const int *k, int n, uint64_t h, double value)
+{
+	if (2 * (mo->n + 1) > mo->cap && !memo_grow(mo))
+		return;
+	if (mo->nkeys + n + 1 > mo->keycap) {
+		int cap = 2 * (mo->nkeys + n + 1);
+		int *keys = realloc(mo->keys, cap * sizeof *keys);
+		if (!keys)
+			return;
+		mo->keys = keys;
+		mo->keycap = cap;
+	}
+	int i = memo_slot(mo, k, n, h);
+	mo->hash[i] = h;
+	mo->at[i] = mo->nkeys;
+	mo->value[i] = value;
+	mo->keys[mo->nkeys] = n;
+	memcpy(&mo->keys[mo->nkeys + 1], k, n * sizeof *k);
+	mo->nkeys += n + 1;
+	mo->n++;
+}
+
+static void memo_release(struct memo *mo)
+{
+	free(mo->hash);
+	free(mo->at);
+	free(mo->value);
+	free(mo->keys);
+	free(mo->key);
+}
+
 /* Time l (l->value); false when infeasible or the simulator refuses. */
 static bool simulate(struct search *sr, struct lab *l)
 {
 	struct partition p;
 	struct error err;
+	struct memo *mo = &sr->memo;
+	int n = mo->key ? memo_key(mo, sr, l, sr->mark) : 0;
+	uint64_t h = n ? memo_hash(mo->key, n) : 0;
 	l->value = INFINITY;
-	if (!to_partition(sr, l, &p))
-		return false;
-	sr->sims++;
-	sr->sim_ops += 3.0 * p.nstages * p.microbatches;
-	if (!partition_simulate(sr->g, &p, &err))
-		l->value = p.iteration_time;
-	partition_release(&p);
+	if (n && mo->cap) {
+		int i = memo_slot(mo, mo->key, n, h);
+		if (mo->hash[i]) {   /* screen still sets lb, rank and spread */
+			l->value = screen(sr, l) ? mo->value[i] : INFINITY;
+			sr->cached++;
+			sr->sim_ops += 3.0 * l->S * sr->m;   /* the same trajectory as without */
+			return isfinite(l->value);
+		}
+	}
+	if (to_partition(sr, l, &p)) {
+		sr->sims++;
+		sr->sim_ops += 3.0 * p.nstages * p.microbatches;
+		if (!partition_simulate(sr->g, &p, &err))
+			l->value = p.iteration_time;
+		partition_release(&p);
+	}
+	if (n)
+		memo_put(mo, mo->key, n, h, l->value);
 	return isfinite(l->value);
 }
 
@@ -632,6 +764,7 @@ static bool search_init(struct search *sr, const struct graph *g, int D, double 
 	sr->F = malloc(cap * sizeof(double));
 	sr->B = malloc(cap * sizeof(double));
 	sr->W = malloc(cap * sizeof(double));
+	sr->memo.key = malloc((2 * (size_t)g->nops + 3) * sizeof(int));   /* NULL: no memo */
 	return sr->indeg && sr->queue && sr->depth && sr->topo && sr->mark && sr->adj && sr->c &&
 	       sr->path && sr->bytes && sr->wsum && sr->asum && sr->F && sr->B && sr->W;
 }
@@ -652,6 +785,7 @@ static void search_release(struct search *sr)
 	free(sr->F);
 	free(sr->B);
 	free(sr->W);
+	memo_release(&sr->memo);
 }
 
 static void set_size(struct search *sr, int b)
@@ -834,6 +968,7 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 				     g->name);
 	}
 	info->sims = sr.sims;
+	info->cached = sr.cached;
 	info->moves = sr.moves;
 	info->stopped_by = stop_requested() ? "interrupt" : sr.stopped ? "time_limit" : NULL;
 	for (int i = 0; at && i < nsizes; i++) {
