@@ -1,9 +1,9 @@
 /*
- * pipeopt plan GRAPH --devices D: partition the graph three ways (the
- * default search, the sequential pipeline, GraphPipe's DP), then schedule
- * each stage DAG with GraphPipe's fixed 1F1B on the DAG (family 1f1b-dag)
- * and with the GA, both simulated; the best is the shortest simulated
- * iteration of the six. GraphPipe's DP + 1F1B is one of them, so plan is
+ * pipeopt plan GRAPH --devices D: partition the graph (the default
+ * search's best few partitions, the sequential pipeline, GraphPipe's DP),
+ * then schedule each stage DAG with GraphPipe's fixed 1F1B on the DAG
+ * (family 1f1b-dag) and with the GA, both simulated; the best is the
+ * shortest simulated iteration of them all. GraphPipe's DP + 1F1B is one of them, so plan is
  * never slower than it; the gains over it and over the search's partition
  * + 1F1B are reported.
  */
@@ -25,9 +25,10 @@
 
 static const char usage_text[] =
 	"usage: pipeopt plan GRAPH --devices D [options]\n\n"
-	"Partition a model graph three ways: a DAG of stages by the default search\n"
-	"('pipeopt partition'), a sequential chain, and GraphPipe's DP (--method\n"
-	"dp); turn each plan into a schedule instance and schedule each twice:\n"
+	"Partition a model graph: DAGs of stages by the default search ('pipeopt\n"
+	"partition': its best at each of its --partitions best micro-batch sizes),\n"
+	"a sequential chain, and GraphPipe's DP (--method dp); turn each plan\n"
+	"into a schedule instance and schedule each twice:\n"
 	"GraphPipe's fixed 1F1B on the DAG (family 1f1b-dag) and the GA ('pipeopt\n"
 	"search'), both simulated. Reports time per sample and iteration times\n"
 	"(makespans, microseconds); the best combination is the shortest simulated\n"
@@ -58,6 +59,9 @@ enum row_kind { ROW_GRAPH, ROW_SEQUENTIAL, ROW_GRAPHPIPE, ROWS };
 
 struct plan_row {
 	const char *pipeline;     /* "graph", "sequential" or "graphpipe" */
+	int rank;                 /* graph rows: the search's rank of the partition
+	                             (1 its best; k its best at the k-th best size);
+	                             0 for the others */
 	struct partition p;
 	struct instance *in;      /* the schedule instance (what -o writes) */
 	const char *partition_stopped_by;   /* the search cut short: "time_limit" or
@@ -66,15 +70,28 @@ struct plan_row {
 	char origin[64];
 };
 
-/* Partition (the search, sequential, or GraphPipe's DP), then schedule
- * with 1f1b-dag and the GA; the partition and the GA share `seconds`. */
-static enum status plan_one(const struct graph *g, const struct plan_opts *o, enum row_kind kind,
-			    double seconds, struct plan_row *row, struct error *err)
+/* The partition of a sequential or GraphPipe row (graph rows get theirs
+ * from one partition_search_top); at most `seconds`. */
+static enum status partition_row(const struct graph *g, const struct plan_opts *o,
+				 enum row_kind kind, double seconds, struct plan_row *row,
+				 struct error *err)
 {
 	static const char *const names[ROWS] = {"graph", "sequential", "graphpipe"};
-	double t0 = clock_seconds();
 	struct search_info si;
 	struct partition_options po = o->p;
+	po.sequential = kind == ROW_SEQUENTIAL;
+	row->pipeline = names[kind];
+	enum status st = kind == ROW_GRAPHPIPE ? partition_dp(g, &po, &row->p, err) :
+			 partition_search(g, &po, seconds, &row->p, &si, err);
+	row->partition_stopped_by = !st && kind != ROW_GRAPHPIPE ? si.stopped_by : NULL;
+	return st;
+}
+
+/* Schedule the row's partition with 1f1b-dag and the GA (its seeds include
+ * the exact solver's schedule on small instances) within `seconds`. */
+static enum status schedule_row(const struct graph *g, const struct plan_opts *o,
+				double seconds, struct plan_row *row, struct error *err)
+{
 	struct schedule *fixed = NULL;
 	struct sim *sim = NULL;
 	struct sim_result sr;
@@ -84,16 +101,8 @@ static enum status plan_one(const struct graph *g, const struct plan_opts *o, en
 	ga.exact_solve = search_exact_seed;   /* methods/search.c */
 	ga.seed = o->s.seed;
 	ga.threads = run_opts_threads_value(&o->run);
-	po.sequential = kind == ROW_SEQUENTIAL;
-	row->pipeline = names[kind];
-	/* the partition may take half of the share; the GA gets what is left */
-	enum status st = kind == ROW_GRAPHPIPE ? partition_dp(g, &po, &row->p, err) :
-			 partition_search(g, &po, seconds / 2, &row->p, &si, err);
-	row->partition_stopped_by = !st && kind != ROW_GRAPHPIPE ? si.stopped_by : NULL;
-	double left = seconds - (clock_seconds() - t0);
-	ga.time_limit = left > 1e-3 ? left : 1e-3;
-	if (!st)
-		st = partition_instance(g, &row->p, g->name, &row->in, err);
+	ga.time_limit = seconds > 1e-3 ? seconds : 1e-3;
+	enum status st = partition_instance(g, &row->p, g->name, &row->in, err);
 	if (!st)
 		st = family_generate("1f1b-dag", row->in, &fixed, err);
 	if (!st)
@@ -140,6 +149,7 @@ static json_t *row_json(const struct plan_row *r)
 		"iteration_time_search", (json_int_t)r->search, "lower_bound", (json_int_t)r->bound,
 		"search_gain", r->onefb > 0 ? (double)(r->onefb - r->search) / r->onefb : 0.0,
 		"search_from", r->origin);
+	json_object_set_new(j, "rank", r->rank ? json_integer(r->rank) : json_null());
 	json_object_set_new(j, "partition_stopped_by", r->partition_stopped_by ?
 			    json_string(r->partition_stopped_by) : json_null());
 	return j;
@@ -148,13 +158,65 @@ static json_t *row_json(const struct plan_row *r)
 static void print_row(const struct plan_row *r)
 {
 	const struct partition *p = &r->p;
+	char label[32];
+	snprintf(label, sizeof label, r->rank > 1 ? "%s #%d" : "%s", r->pipeline, r->rank);
 	printf("%-10s  %d stages, depth %d, micro-batch %d x %d: %.4g us per sample, estimate %.6g us\n",
-	       r->pipeline, p->nstages, p->depth, p->microbatch, p->microbatches,
+	       label, p->nstages, p->depth, p->microbatch, p->microbatches,
 	       p->time_per_sample, p->estimate);
 	printf("            1f1b-dag %" PRId64 " us; search %" PRId64 " us (from %s, %.2f %% better; lower bound %" PRId64 ")\n",
 	       r->onefb, r->search, r->origin,
 	       r->onefb > 0 ? 100.0 * (double)(r->onefb - r->search) / (double)r->onefb : 0,
 	       r->bound);
+}
+
+/* Partition, then schedule: the search's best partitions (one search,
+ * its best at each of --partitions sizes), the sequential pipeline and
+ * GraphPipe's DP. --time-limit is the whole command's: each step gets an
+ * equal share of what is left (a partition at most half of its row's; at
+ * least a millisecond: a GA run always returns its best seed). After an
+ * interrupt the plans made so far are the result. */
+static enum status plan_rows(const struct graph *g, const struct plan_opts *o,
+			     struct plan_row *rows, int *n, struct error *err)
+{
+	double deadline = clock_seconds() + o->run.time_limit;
+	int want = o->p.sequential ? 1 : 2 + (int)o->s.partitions, made = 0, ntop = 0;
+	struct partition *top = o->p.sequential ? NULL : calloc(o->s.partitions, sizeof *top);
+	enum status st = !o->p.sequential && !top ?
+		err_set(err, "graph '%s': out of memory for the plans", g->name) : STATUS_OK;
+	#define SHARE() ((deadline - clock_seconds()) / (want - made))
+	if (!st && !o->p.sequential) {
+		struct search_info si;
+		st = partition_search_top(g, &o->p, SHARE() / 2, (int)o->s.partitions, top, &ntop,
+					  &si, err);
+		if (!st) {
+			want = 2 + ntop;
+			for (int k = 0; k < ntop; k++) {
+				struct plan_row *r = &rows[k ? ROWS + k - 1 : ROW_GRAPH];
+				r->pipeline = "graph";
+				r->rank = k + 1;
+				r->p = top[k];
+				r->partition_stopped_by = si.stopped_by;
+			}
+		}
+	}
+	free(top);
+	/* graph (rank 1), sequential, graphpipe, then the other graph ranks */
+	for (int i = 0; !st && i < want; i++) {
+		if (i > 0 && stop_requested())
+			break;
+		struct plan_row *r = &rows[i];
+		double t0 = clock_seconds(), share = SHARE();
+		if (o->p.sequential || i == ROW_SEQUENTIAL || i == ROW_GRAPHPIPE)
+			st = partition_row(g, o, o->p.sequential ? ROW_SEQUENTIAL : (enum row_kind)i,
+					   share / 2, r, err);
+		if (!st)
+			st = schedule_row(g, o, share - (clock_seconds() - t0), r, err);
+		made++;
+		if (!st)
+			*n = made;
+	}
+	#undef SHARE
+	return st;   /* the caller releases every row, scheduled or not */
 }
 
 int cmd_plan(int argc, char **argv)
@@ -166,25 +228,14 @@ int cmd_plan(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	struct error err;
 	struct graph *g = NULL;
-	struct plan_row rows[ROWS] = {{0}};
-	int n = o.p.sequential ? 1 : ROWS, best = 0;
-	double deadline = clock_seconds() + o.run.time_limit;
-	enum status st = graph_read(path, &g, &err);
+	int cap = ROWS + (int)o.s.partitions, n = 0, best = 0;
+	struct plan_row *rows = calloc(cap, sizeof *rows);
+	enum status st = rows ? graph_read(path, &g, &err) :
+		err_set(&err, "out of memory for the plans");
 	if (!st && o.s.costs)
 		st = graph_apply_costs(g, o.s.costs, &err);
-	for (int i = 0; !st && i < n; i++) {
-		/* after an interrupt, the plans made so far are the result */
-		if (i > 0 && stop_requested()) {
-			n = i;
-			break;
-		}
-		/* --time-limit is the whole command's: each GA run gets an equal
-		 * share of what is left (at least a millisecond: a GA run always
-		 * returns its best seed) */
-		double share = (deadline - clock_seconds()) / (n - i);
-		enum row_kind kind = o.p.sequential ? ROW_SEQUENTIAL : (enum row_kind)i;
-		st = plan_one(g, &o, kind, share > 1e-3 ? share : 1e-3, &rows[i], &err);
-	}
+	if (!st)
+		st = plan_rows(g, &o, rows, &n, &err);
 	for (int i = 1; !st && i < n; i++)
 		if (best_of(&rows[i]) < best_of(&rows[best]))
 			best = i;
@@ -196,11 +247,11 @@ int cmd_plan(int argc, char **argv)
 		json_t *a = json_array();
 		for (int i = 0; i < n; i++)
 			json_array_append_new(a, row_json(&rows[i]));
-		json_t *j = json_pack("{s:s,s:s,s:o,s:s,s:s,s:I}", "status", "ok", "graph", g->name,
-			"plans", a, "best", rows[best].pipeline,
+		json_t *j = json_pack("{s:s,s:s,s:o,s:s,s:i,s:s,s:I}", "status", "ok", "graph", g->name,
+			"plans", a, "best", rows[best].pipeline, "best_plan", best,
 			"best_schedule", best_schedule(&rows[best]),
 			"iteration_time", (json_int_t)best_of(&rows[best]));
-		if (n == ROWS) {
+		if (n >= ROWS) {
 			json_object_set_new(j, "gain_over_partition_1f1b",
 				json_real(gain(rows[ROW_GRAPH].onefb, best_of(&rows[best]))));
 			json_object_set_new(j, "gain_over_graphpipe_1f1b",
@@ -216,15 +267,16 @@ int cmd_plan(int argc, char **argv)
 		printf("best        %s partition, %s schedule: iteration %" PRId64 " us%s\n",
 		       rows[best].pipeline, best_schedule(&rows[best]), best_of(&rows[best]),
 		       stop_requested() ? " (stopped by interrupt)" : "");
-		if (n == ROWS)
+		if (n >= ROWS)
 			printf("gain        %.2f %% over the search's partition + 1f1b-dag, %.2f %% over GraphPipe's DP + 1f1b-dag\n",
 			       100 * gain(rows[ROW_GRAPH].onefb, best_of(&rows[best])),
 			       100 * gain(rows[ROW_GRAPHPIPE].onefb, best_of(&rows[best])));
 	}
-	for (int i = 0; i < ROWS; i++) {
+	for (int i = 0; rows && i < cap; i++) {
 		partition_release(&rows[i].p);
 		instance_free(rows[i].in);
 	}
+	free(rows);
 	graph_free(g);
 	return rc;
 }

@@ -12,6 +12,9 @@ const struct opt plan_opts[] = {
 	 .help = "only the chain of stages (the baseline)"},
 	{.name = "seed", .type = OPT_SEED, .arg = "N", .dflt = "1", .offset = OFF(seed),
 	 .where = OPT_BOTH, .help = "the GA's random seed"},
+	{.name = "partitions", .type = OPT_INT, .arg = "N", .dflt = "3", .lo = 1, .hi = 64,
+	 .offset = OFF(partitions), .where = OPT_BOTH,
+	 .help = "the search's best N partitions scheduled (its best at each of N micro-batch sizes)"},
 	{.name = "costs", .type = OPT_STRING, .arg = "COSTS", .offset = OFF(costs),
 	 .where = OPT_CLI, .help = "a cost table ('pipeopt profile') instead of the graph's costs"},
 	{0}};

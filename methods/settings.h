@@ -49,6 +49,7 @@ struct plan_settings {
 	bool sequential;
 	uint64_t seed;
 	const char *costs;           /* a cost table file, or NULL */
+	long partitions;             /* the search's best partitions scheduled */
 };
 
 struct profile_settings {

@@ -143,6 +143,14 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 			     double time_limit, struct partition *p, struct search_info *info,
 			     struct error *err);
 
+/* The same search, returning its best partition at each of up to `max`
+ * micro-batch sizes, shortest first (p[0] is partition_search's answer):
+ * the candidates a scheduler that beats 1f1b-dag may rank differently.
+ * p has room for max; *n the count filled (>= 1 on success). */
+enum status partition_search_top(const struct graph *g, const struct partition_options *o,
+				 double time_limit, int max, struct partition *p, int *n,
+				 struct search_info *info, struct error *err);
+
 /* Fill the stage metrics, stage edges, in-flight counts and times of p
  * from its stages' op sets, degrees and p->microbatch (shared by the DP and
  * the ILP, and the check of both). False if a stage's ops are not convex or

@@ -880,7 +880,17 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 			     double time_limit, struct partition *out, struct search_info *info,
 			     struct error *err)
 {
-	memset(out, 0, sizeof *out);
+	int n;
+	return partition_search_top(g, o, time_limit, 1, out, &n, info, err);
+}
+
+enum status partition_search_top(const struct graph *g, const struct partition_options *o,
+				 double time_limit, int max, struct partition *out, int *nout,
+				 struct search_info *info, struct error *err)
+{
+	*nout = 0;
+	for (int i = 0; i < max; i++)
+		memset(&out[i], 0, sizeof out[i]);
 	memset(info, 0, sizeof *info);
 	if (o->devices < 1 || o->devices > g->machine.devices)
 		return err_set(err, "graph '%s': --devices %d: the machine has %d", g->name,
@@ -961,11 +971,18 @@ enum status partition_search(const struct graph *g, const struct partition_optio
 	else if (!n)
 		st = err_set(err, "graph '%s': no partition onto %d devices fits in %.4g bytes per device at any micro-batch size",
 			     g->name, o->devices, g->machine.memory_bytes);
-	else {
-		set_size(&sr, at[0].b);
-		if (!to_partition(&sr, &at[0].best, out) || partition_simulate(g, out, err))
+	for (int i = 0; !st && i < n && i < max; i++) {
+		set_size(&sr, at[i].b);
+		if (!to_partition(&sr, &at[i].best, &out[i]) || partition_simulate(g, &out[i], err))
 			st = err_set(err, "graph '%s': the search's plan does not evaluate: a defect",
 				     g->name);
+		else
+			*nout = i + 1;
+	}
+	if (st) {
+		for (int i = 0; i < max; i++)
+			partition_release(&out[i]);
+		*nout = 0;
 	}
 	info->sims = sr.sims;
 	info->cached = sr.cached;
