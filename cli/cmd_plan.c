@@ -99,6 +99,7 @@ static enum status schedule_row(const struct graph *g, const struct plan_opts *o
 	struct ga_options ga;
 	ga_options_init(&ga);
 	ga.exact_solve = search_exact_seed;   /* methods/search.c */
+	ga.exact_alongside = true;
 	ga.seed = o->s.seed;
 	ga.threads = run_opts_threads_value(&o->run);
 	ga.time_limit = seconds > 1e-3 ? seconds : 1e-3;

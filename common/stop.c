@@ -26,9 +26,17 @@ void stop_install(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
+static _Thread_local const atomic_bool *thread_stop;
+
+void stop_thread_flag(const atomic_bool *flag)
+{
+	thread_stop = flag;
+}
+
 bool stop_requested(void)
 {
-	return atomic_load_explicit(&stop_sig, memory_order_relaxed) != 0;
+	return atomic_load_explicit(&stop_sig, memory_order_relaxed) != 0 ||
+	       (thread_stop && atomic_load_explicit(thread_stop, memory_order_relaxed));
 }
 
 int stop_signal(void)

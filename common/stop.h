@@ -17,6 +17,7 @@
 #ifndef PIPEOPT_STOP_H
 #define PIPEOPT_STOP_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #define STOP_EXIT 130   /* 128 + SIGINT, for SIGTERM too */
@@ -24,8 +25,15 @@
 /* Catch SIGINT and SIGTERM (once each); idempotent. */
 void stop_install(void);
 
-/* An interrupt arrived (async-signal-safe, any thread). */
+/* An interrupt arrived (async-signal-safe, any thread), or the calling
+ * thread's own stop flag is set (stop_thread_flag). */
 bool stop_requested(void);
+
+/* A stop flag for the calling thread only (NULL: none): a helper thread
+ * that runs a sub-solve (the GA's exact solve alongside its generations)
+ * is cancelled through it, and everything that polls stop_requested in
+ * that thread stops as for an interrupt, while the command goes on. */
+void stop_thread_flag(const atomic_bool *flag);
 
 /* Ask for a stop as a signal would (tests), or forget one. */
 void stop_request(void);

@@ -37,6 +37,7 @@
 #define RANDOM_WALK_MAX_OPS 5000
 #define SEED_KEEP_FACTOR 1.5
 #define GA_MAX_BYTES (8.0 * (1 << 30))
+#define ALONGSIDE_SHARE 0.8   /* of the time limit, for the exact solve alongside */
 
 struct individual {
 	gene_t *g;
@@ -165,6 +166,36 @@ static enum status pool_init(struct pool *p, const struct layout *lay, int n,
 	return STATUS_OK;
 }
 
+/* ---- the exact solve alongside the generations --------------------------------- */
+
+/* ga_options.exact_alongside: the whole-instance exact solve on its own
+ * thread. Its solver child (isolate.c) runs on another core while the
+ * generations go on; the thread's stop flag (stop_thread_flag) cancels it
+ * when the GA ends first, and it then answers with what it has. */
+struct exact_job {
+	pthread_t tid;
+	const struct instance *in;
+	const struct ga_options *o;
+	double seconds;
+	int seed;                   /* its index among the seeds */
+	struct schedule *schedule;  /* the solve's, until absorbed */
+	int64_t bound;
+	char note[160];
+	enum status st;
+	atomic_bool done, cancel;
+	bool running;               /* started, not yet joined */
+};
+
+static void *exact_job_main(void *arg)
+{
+	struct exact_job *j = arg;
+	stop_thread_flag(&j->cancel);
+	j->st = j->o->exact_solve(j->o->exact_ctx, j->in, j->seconds, &j->schedule, &j->bound,
+				  j->note, sizeof j->note);
+	atomic_store(&j->done, true);
+	return NULL;
+}
+
 /* ---- the search state ------------------------------------------------------------ */
 
 struct search {
@@ -188,6 +219,9 @@ struct search {
 	double decode_seconds;       /* one decode, as measured on the seeds */
 	long stall;
 	int64_t bound;
+	int64_t best_seed;               /* the best seed as given (r->best_seed) */
+	struct ga_seed *seed_list;       /* [nseeds] as collected */
+	struct exact_job job;
 };
 
 static const struct individual *sort_pop;
@@ -297,8 +331,8 @@ static const char *stop_reason(const struct search *s, long gen, double now)
 	int64_t b = s->best.fit.objective;
 	if (o->target > 0 && b <= o->target)
 		return "target";
-	if (b <= s->bound || gap_of(b, s->bound) <= o->gap)
-		return "gap";
+	if (b <= s->bound || gap_of(b, s->bound) <= o->gap || s->best_seed <= s->bound)
+		return "gap";   /* (finish returns a seed as given when it is the best) */
 	if (stop_requested())
 		return "interrupt";
 	/* a generation starts only if, as long as the last one, it ends in time */
@@ -594,6 +628,83 @@ static void restart(struct search *s)
 	s->mu = 1;
 }
 
+/* Start the exact solve of the pending seed on its thread, if any. */
+static void exact_job_start(struct search *s, struct ga_seed *seeds, int n)
+{
+	struct exact_job *j = &s->job;
+	const struct ga_options *o = s->o;
+	for (int i = 0; i < n; i++)
+		if (seeds[i].pending) {
+			double left = ALONGSIDE_SHARE * o->time_limit - (clock_seconds() - s->t0);
+			j->in = s->in;
+			j->o = o;
+			j->seed = i;
+			j->seconds = o->exact_seed_time > 0 ? o->exact_seed_time : left > 0.05 ? left : 0.05;
+			atomic_init(&j->done, false);
+			atomic_init(&j->cancel, false);
+			j->running = pthread_create(&j->tid, NULL, exact_job_main, j) == 0;
+			if (!j->running) {
+				seeds[i].pending = false;
+				snprintf(seeds[i].note, sizeof seeds[i].note,
+					 "not run: no thread for the exact solve");
+			}
+			return;
+		}
+}
+
+/* Join the exact solve (cancelled first when `cancel`) and put its
+ * schedule in the population in place of the worst individual; its bound
+ * (a proof on the whole instance) becomes the GA's. */
+static void exact_job_absorb(struct search *s, struct ga_result *r, bool cancel)
+{
+	struct exact_job *j = &s->job;
+	if (!j->running)
+		return;
+	if (cancel)
+		atomic_store(&j->cancel, true);
+	pthread_join(j->tid, NULL);
+	j->running = false;
+	struct ga_seed *seed = &s->seed_list[j->seed];
+	seed->pending = false;
+	if (j->st) {
+		snprintf(seed->note, sizeof seed->note, "exact solve failed: %s", j->note);
+		schedule_free(j->schedule);
+	} else {
+		snprintf(seed->note, sizeof seed->note, "m=%d solved %s; alongside the GA, in at %.1f s%s",
+			 s->in->microbatches, j->note, clock_seconds() - s->t0,
+			 cancel ? " (cancelled: the GA was done)" : "");
+		seed->schedule = j->schedule;
+		seed->bound = j->schedule ? j->bound : 0;
+	}
+	j->schedule = NULL;
+	if (seed->bound > s->bound) {
+		s->bound = r->lower_bound = seed->bound;
+		r->lower_bound_by = "exact seed";
+	}
+	struct sim *sim = sim_new(s->in);
+	simulate_seed(sim, seed, &r->seeds[j->seed], r);
+	sim_free(sim);
+	s->best_seed = r->best_seed;
+	gene_t *tmp = s->next[0].g;   /* free between generations */
+	if (!seed->schedule || genome_from_schedule(&s->lay, seed->schedule, tmp, NULL))
+		return;
+	struct fitness f = decoder_run(s->pool.dec[0], tmp, &s->pool.stats[0]);
+	r->seeds[j->seed].decoded = f.objective;
+	if (f.objective == INT64_MAX)
+		return;
+	int w = 0;
+	for (int i = 1; i < s->P; i++)
+		if (fitness_better(s->pop[w].fit, s->pop[i].fit))
+			w = i;
+	memcpy(s->pop[w].g, tmp, s->lay.n * sizeof *tmp);
+	s->pop[w].fit = f;
+	s->pop[w].origin = j->seed;
+	if (note_best(s, &s->pop[w])) {
+		s->stall = s->since_restart = 0;
+		s->mu = 1;
+	}
+}
+
 static void evolve(struct search *s, struct ga_result *r)
 {
 	long gen = 0, evals = r->evaluations;
@@ -601,6 +712,8 @@ static void evolve(struct search *s, struct ga_result *r)
 	const char *why;
 	while (!(why = stop_reason(s, gen, clock_seconds() - s->t0))) {
 		double g0 = clock_seconds();
+		if (s->job.running && atomic_load(&s->job.done))
+			exact_job_absorb(s, r, false);
 		if (generation(s)) {
 			s->stall = s->since_restart = 0;
 			s->mu = 1;
@@ -620,6 +733,10 @@ static void evolve(struct search *s, struct ga_result *r)
 			last_report = now;
 		}
 	}
+	if (s->job.running) {
+		/* finished meanwhile, or cancelled: either way its answer counts */
+		exact_job_absorb(s, r, !atomic_load(&s->job.done));
+	}
 	report_progress(s, gen, evals, clock_seconds() - s->t0);
 	r->stopped_by = why;
 	r->generations = gen;
@@ -638,6 +755,7 @@ static enum status run_search(struct search *s, struct ga_seed *seeds, int nseed
 	if (!st)
 		st = alloc_search(s, err);
 	int placed = st ? 0 : place_seeds(s, seeds, nseeds, r);
+	s->best_seed = r->best_seed;
 	if (!st && placed == 0)
 		st = err_set(err, "ga: no seed gives a valid schedule for instance '%s' (memory too tight for every family and the serial order?)",
 			     s->in->name);
@@ -689,9 +807,17 @@ enum status ga_run(const struct instance *in, const struct ga_options *o,
 		}
 	if (!st) {
 		s.nseeds = r->nseeds = nseeds;
-		r->seeds = calloc(nseeds, sizeof *r->seeds);
+		s.seed_list = seeds;
+		r->seeds = calloc(nseeds > 0 ? (size_t)nseeds : 1, sizeof *r->seeds);
+		if (r->seeds)
+			exact_job_start(&s, seeds, nseeds);
 		st = r->seeds ? run_search(&s, seeds, nseeds, r, err)
 			      : err_set(err, "ga: out of memory");
+	}
+	if (s.job.running) {   /* an error before the generations ended */
+		atomic_store(&s.job.cancel, true);
+		pthread_join(s.job.tid, NULL);
+		schedule_free(s.job.schedule);
 	}
 	r->time_to_best = s.t_best;
 	r->seconds = clock_seconds() - s.t0;

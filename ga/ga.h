@@ -59,6 +59,12 @@ struct ga_options {
 				   struct schedule **out, int64_t *bound, char *note, int note_len);
 	void *exact_ctx;
 	double exact_seed_time;     /* seconds for that solve; <= 0: automatic */
+	/* The whole-instance exact solve runs in a thread alongside the
+	 * generations instead of before them (with a time limit only): the
+	 * GA keeps its whole time, the solve gets ALONGSIDE_SHARE of it
+	 * (or exact_seed_time), and its schedule joins the population when it
+	 * arrives. Cancelled when the GA stops first. */
+	bool exact_alongside;
 	int nextra;                 /* the caller's seed schedules */
 	const struct schedule *const *extra;
 	const char *const *extra_names;
@@ -114,6 +120,9 @@ struct ga_seed {
 	int64_t bound;              /* a lower bound on the instance it proved
 	                               (the exact seed of the whole instance),
 	                               0 if none */
+	bool pending;               /* the exact solve, to run alongside the GA
+	                               (ga_options.exact_alongside): no schedule
+	                               yet */
 };
 
 /* Collect the seeds the options ask for (families, the caller's, serial,

@@ -182,6 +182,7 @@ static enum status push_seed(struct ga_seed **v, int *n, int *cap, const char *n
 	snprintf(x->note, sizeof x->note, "%s", note ? note : "");
 	x->schedule = s;
 	x->bound = 0;
+	x->pending = false;
 	return STATUS_OK;
 }
 
@@ -243,7 +244,13 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 		snprintf(name, sizeof name, "gpipe groups of %d", g);
 		st = push_seed(&v, n, &cap, name, family_grouped(in, g), NULL, err);
 	}
-	if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS) {
+	if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS && o->exact_solve &&
+	    o->exact_alongside && o->time_limit > 0) {
+		st = push_seed(&v, n, &cap, "exact (whole instance)", NULL,
+			       "solving alongside the GA", err);
+		if (!st)
+			v[*n - 1].pending = true;
+	} else if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS) {
 		st = push_whole_exact(&v, n, &cap, in, o, err);
 	} else if (!st && o->exact_seed) {
 		char note[200];

@@ -18,7 +18,11 @@
 #include <inttypes.h>
 #include <stdbool.h>
 
+#include <time.h>
+
 #include "brute.h"
+#include "common/clock.h"
+#include "common/stop.h"
 #include "ga/ga.h"
 #include "ga/genome.h"
 #include "ga/operators.h"
@@ -1370,6 +1374,91 @@ static void test_ga_exact_seed_whole_or_reduced(void **state)
 	instance_free(in);
 }
 
+/*
+ * The exact solve alongside the generations (ga_options.exact_alongside),
+ * with stand-ins on their own thread, on p 8, m 12, fused, p activations,
+ * comm 1 (lower bound 85 by `pipeopt bound`; CBC certifies 86 optimal, so
+ * the GA can never stop by its own bound). (a) One that takes 0.3 s: the GA
+ * runs generations meanwhile, and when the solve arrives its schedule is a
+ * seed and its claimed bound (89, the 1f1b schedule's objective, as a
+ * certificate would be) stops the GA as "gap", named "exact seed". (b) One that would run 30
+ * s unless stopped: a GA that is done at once (target) cancels it through
+ * the thread's stop flag, returns within seconds, and the command itself
+ * is not interrupted.
+ */
+struct alongside {
+	int calls, microbatches;
+	double wait;           /* seconds before answering, unless stopped */
+	bool stopped;          /* it saw stop_requested() in its thread */
+};
+
+static enum status alongside_solve(void *ctx, const struct instance *small, double seconds,
+				   struct schedule **out, int64_t *bound, char *note, int note_len)
+{
+	struct alongside *x = ctx;
+	struct error err;
+	(void)seconds;
+	x->calls++;
+	x->microbatches = small->microbatches;
+	double t0 = clock_seconds();
+	while (clock_seconds() - t0 < x->wait && !(x->stopped = stop_requested()))
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	if (family_generate("1f1b", small, out, &err))
+		fail_msg("1f1b: %s", err.msg);
+	*bound = 89;
+	snprintf(note, note_len, "stand-in");
+	return STATUS_OK;
+}
+
+static void test_ga_exact_alongside(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":8,\"microbatches\":12,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":16}}");
+	struct alongside x = {.wait = 0.3};
+	struct ga_options o;
+	ga_quick_options(&o);
+	o.generations = 0;
+	o.time_limit = 20;
+	o.exact_seed = o.exact_alongside = true;
+	o.exact_solve = alongside_solve;
+	o.exact_ctx = &x;
+	struct ga_result r;
+	run_ok(in, &o, &r);
+	assert_int_equal(x.calls, 1);
+	assert_int_equal(x.microbatches, 12);
+	assert_false(x.stopped);
+	assert_true(r.generations > 0);   /* the GA ran while the solve was out */
+	assert_int_equal(r.lower_bound, 89);
+	assert_string_equal(r.lower_bound_by, "exact seed");
+	assert_string_equal(r.stopped_by, "gap");
+	assert_true(r.best.objective <= 89);
+	bool seen = false;
+	for (int i = 0; i < r.nseeds; i++)
+		if (!strcmp(r.seeds[i].name, "exact (whole instance)")) {
+			seen = true;
+			assert_int_equal(r.seeds[i].objective, 89);
+			assert_non_null(strstr(r.seeds[i].note, "alongside the GA"));
+		}
+	assert_true(seen);
+	ga_result_release(&r);
+	/* (b) cancelled: done at once by the target (1f1b's 89 is a seed) */
+	x = (struct alongside){.wait = 30};
+	o.target = 89;
+	double t0 = clock_seconds();
+	run_ok(in, &o, &r);
+	assert_true(clock_seconds() - t0 < 10);
+	assert_true(x.stopped);
+	assert_false(stop_requested());   /* only the solve's thread was stopped */
+	assert_string_equal(r.stopped_by, "target");
+	for (int i = 0; i < r.nseeds; i++)
+		if (!strcmp(r.seeds[i].name, "exact (whole instance)"))
+			assert_non_null(strstr(r.seeds[i].note, "cancelled"));
+	ga_result_release(&r);
+	instance_free(in);
+}
+
 /* ---- 12. option errors ------------------------------------------------------------------ */
 
 static void test_ga_option_errors(void **state)
@@ -1490,6 +1579,7 @@ int main(void)
 		cmocka_unit_test(test_ga_zb_small),
 		cmocka_unit_test(test_ga_zb_small_optimum),
 		cmocka_unit_test(test_ga_exact_seed_whole_or_reduced),
+		cmocka_unit_test(test_ga_exact_alongside),
 		cmocka_unit_test(test_ga_option_errors),
 		cmocka_unit_test(test_ga_stretch),
 	};
