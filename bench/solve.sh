@@ -32,21 +32,7 @@ trap 'rm -rf "$dir"' EXIT
 instance() {   # p m backward mem comm costs -> file
   local p=$1 m=$2 bw=$3 mem=$4 comm=$5 costs=$6 f
   f="$dir/p$1-m$2-$3-$4-c$5-$6.json"
-  python3 - "$@" > "$f" <<'PY'
-import json, sys
-p, m, bw, mem, comm, costs = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6]
-c = {"F": 1, "B": 1, "W": 1} if costs == "uniform" else {"F": 5, "B": 6, "W": 4}
-d = {"F": 2, "B": -1, "W": -1}
-if bw == "fused":
-    c = {"F": c["F"], "B": c["B"] + c["W"]}
-    d = {"F": 2, "B": -2}
-inst = {"name": f"p{p}-m{m}-{bw}-{mem}-c{comm}-{costs}", "devices": p, "microbatches": m,
-        "cost": c, "comm": comm}
-if mem != "unlimited":
-    acts = 2 * p if mem == "2p" else p
-    inst["memory"] = dict(d, limit=2 * acts)
-print(json.dumps(inst))
-PY
+  python3 bench/grid_instance.py "$@" > "$f"
   echo "$f"
 }
 

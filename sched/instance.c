@@ -383,6 +383,13 @@ static enum status check_single_op_memory(const struct jr_ctx *c,
 	return STATUS_OK;
 }
 
+static enum status finish_overlap(const struct jr_ctx *c, const struct instance *in)
+{
+	if (in->has_overlap && !(in->overlap >= 0 && in->overlap <= 1))
+		return jr_fail(c, "overlap.factor", "%g is outside [0, 1]", in->overlap);
+	return STATUS_OK;
+}
+
 static enum status parse_objective(const struct jr_ctx *c, json_t *root,
 				   struct instance *in)
 {
@@ -399,6 +406,29 @@ static enum status parse_objective(const struct jr_ctx *c, json_t *root,
 		return jr_fail(c, "objective", "unknown objective '%s' (expected \"makespan\" or \"span\")",
 			       json_string_value(v));
 	return STATUS_OK;
+}
+
+/* "overlap": {"factor": rho}, rho in [0, 1] (instance.h). */
+static enum status parse_overlap(const struct jr_ctx *c, json_t *root, struct instance *in)
+{
+	static const char *const known[] = {"factor", NULL};
+	json_t *v = json_object_get(root, "overlap");
+	if (!v)
+		return STATUS_OK;
+	if (!json_is_object(v))
+		return jr_fail(c, "overlap", "expected an object {\"factor\": RHO}, got %s",
+			       jr_type_name(v));
+	if (jr_check_keys(c, "overlap", v, known))
+		return STATUS_ERROR;
+	json_t *f = json_object_get(v, "factor");
+	if (!f)
+		return jr_fail(c, "overlap.factor", "required key is missing");
+	if (!json_is_number(f))
+		return jr_fail(c, "overlap.factor", "expected a number in [0, 1], got %s",
+			       jr_type_name(f));
+	in->overlap = json_number_value(f);
+	in->has_overlap = true;
+	return finish_overlap(c, in);
 }
 
 /* Build pred/succ CSR lists; the lag of an edge is its comm when the two
@@ -612,7 +642,7 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	static const char *const known[] = {
 		"name", "description", "devices", "microbatches", "chunks",
 		"placement", "edges", "split_backward", "cost", "comm",
-		"memory", "objective", "model", NULL};
+		"memory", "objective", "overlap", "model", NULL};
 	if (!json_is_object(root))
 		return err_set(c->err, "instance '%s': expected a JSON object at the top level, got %s",
 			       c->source, jr_type_name(root));
@@ -621,7 +651,7 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	    parse_edges(c, root, in) || parse_costs(c, root, in) ||
 	    check_size(c, in) || parse_comm(c, root, in) ||
 	    parse_memory(c, root, in) || parse_objective(c, root, in) ||
-	    parse_model(c, root, in) ||
+	    parse_overlap(c, root, in) || parse_model(c, root, in) ||
 	    build_adjacency(c, in) || order_stages(c, in))
 		return STATUS_ERROR;
 	return STATUS_OK;
@@ -769,6 +799,8 @@ json_t *instance_canonical_json(const struct instance *in)
 			json_object_set_new(mem, "limit", int_list(in->limit, in->devices));
 		json_object_set_new(root, "memory", mem);
 	}
+	if (in->has_overlap)   /* only when given: older digests stay as they were */
+		json_object_set_new(root, "overlap", json_pack("{s:f}", "factor", in->overlap));
 	return root;
 }
 
@@ -993,7 +1025,8 @@ enum status instance_finish(struct instance *in, const char *source, struct erro
 	if (finish_sizes(&c, in) || finish_placement(&c, in) || finish_edges(&c, in) ||
 	    finish_costs(&c, in) || check_size(&c, in) ||
 	    check_list(&c, "comm", in->edge_comm, in->nedges, 0, INST_MAX_DURATION) ||
-	    finish_memory(&c, in) || finish_objective(&c, in) || finish_model(&c, in) ||
+	    finish_memory(&c, in) || finish_objective(&c, in) || finish_overlap(&c, in) ||
+	    finish_model(&c, in) ||
 	    build_adjacency(&c, in) || order_stages(&c, in))
 		return STATUS_ERROR;
 	return STATUS_OK;
@@ -1064,6 +1097,9 @@ json_t *instance_to_json(const struct instance *in)
 	}
 	bad |= json_object_set_new(root, "objective",
 				   json_string(in->objective == OBJ_SPAN ? "span" : "makespan"));
+	if (in->has_overlap)
+		bad |= json_object_set_new(root, "overlap",
+					   json_pack("{s:f}", "factor", in->overlap));
 	if (in->model)
 		bad |= json_object_set_new(root, "model", model_json(in->model));
 	if (bad) {

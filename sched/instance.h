@@ -69,6 +69,12 @@ struct instance {
 	int64_t *limit;            /* [D] memory units; NULL if none */
 
 	enum objective objective;
+	/* F&B overlap (docs/formats.md, "overlap"): a device may run the
+	 * forward of one micro-batch and the input backward of another as one
+	 * overlapped pair, taking inst_pair_duration(); without it a pair's
+	 * ops run back to back, as two ops. */
+	bool has_overlap;
+	double overlap;            /* the factor rho in [0, 1] */
 	struct stage_model *model; /* optional "model" (what each stage
 	                              computes, for the executor), or NULL; not
 	                              part of the problem, so not in the
@@ -163,6 +169,17 @@ static inline int64_t inst_delta(const struct instance *in, int kind,
 				 int stage)
 {
 	return in->has_memory ? in->mem[kind][stage] : 0;
+}
+
+/* An overlapped pair of ops of costs a and b (an F and a B on one device):
+ * max(a, b) + ceil(rho * min(a, b)). rho = 0 hides the shorter op entirely,
+ * rho = 1 is no gain over running them back to back. */
+static inline int64_t inst_pair_cost(const struct instance *in, int64_t a, int64_t b)
+{
+	int64_t hi = a > b ? a : b, lo = a > b ? b : a;
+	double x = in->overlap * (double)lo;
+	int64_t t = (int64_t)x;
+	return hi + t + ((double)t < x - 1e-9);
 }
 
 /* Total op time on device d over all micro-batches (time units). */

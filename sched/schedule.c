@@ -106,8 +106,26 @@ enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 		r->ops = ops;
 		r->cap = cap;
 	}
-	r->ops[r->len++] = (struct op){kind, stage, mb};
+	r->ops[r->len++] = (struct op){kind, stage, mb, false};
 	return STATUS_OK;
+}
+
+enum status schedule_join_last(struct schedule *s, int d)
+{
+	struct sched_row *r = &s->rows[d];
+	if (r->len < 2)
+		return err_set(NULL, "an overlapped pair needs two ops");
+	r->ops[r->len - 1].with_prev = true;
+	return STATUS_OK;
+}
+
+bool schedule_has_pairs(const struct schedule *s)
+{
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++)
+			if (s->rows[d].ops[i].with_prev)
+				return true;
+	return false;
 }
 
 static enum status layout_copy(struct schedule *c, const struct sched_layout *l)
@@ -195,7 +213,7 @@ int schedule_equal(const struct schedule *a, const struct schedule *b)
 			const struct op *x = &a->rows[d].ops[i],
 					*y = &b->rows[d].ops[i];
 			if (x->kind != y->kind || x->stage != y->stage ||
-			    x->mb != y->mb)
+			    x->mb != y->mb || x->with_prev != y->with_prev)
 				return 0;
 		}
 	}
@@ -209,8 +227,13 @@ json_t *schedule_to_json(const struct schedule *s)
 		json_t *row = json_array();
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
-			json_array_append_new(row, json_pack("[sii]",
-				op_kind_name(o->kind), o->stage, o->mb));
+			json_t *x = json_pack("[sii]", op_kind_name(o->kind), o->stage, o->mb);
+			if (i + 1 < s->rows[d].len && s->rows[d].ops[i + 1].with_prev) {
+				o = &s->rows[d].ops[++i];   /* a pair: one element of two ops */
+				x = json_pack("[oo]", x, json_pack("[sii]", op_kind_name(o->kind),
+								   o->stage, o->mb));
+			}
+			json_array_append_new(row, x);
 		}
 		json_array_append_new(all, row);
 	}
@@ -256,6 +279,30 @@ static enum status parse_op(const json_t *v, const char *source,
 	return STATUS_OK;
 }
 
+/* Element i of device d's row: an op, or an overlapped pair [op, op]. */
+static enum status parse_element(struct schedule *s, int d, const json_t *v,
+				 const char *source, size_t i, struct error *err)
+{
+	char where[80];
+	bool pair = json_is_array(v) && json_is_array(json_array_get(v, 0));
+	if (pair && json_array_size(v) != 2)
+		return err_set(err, "schedule '%s': schedule[%d][%zu]: an overlapped pair has exactly two ops, [[kind, stage, micro-batch], [kind, stage, micro-batch]]",
+			       source, d, i);
+	for (int k = 0; k < (pair ? 2 : 1); k++) {
+		struct op op = {0};
+		if (pair)
+			snprintf(where, sizeof where, "schedule[%d][%zu][%d]", d, i, k);
+		else
+			snprintf(where, sizeof where, "schedule[%d][%zu]", d, i);
+		if (parse_op(pair ? json_array_get(v, k) : v, source, where, &op, err))
+			return STATUS_ERROR;
+		if (schedule_push(s, d, op.kind, op.stage, op.mb) ||
+		    (k == 1 && schedule_join_last(s, d)))
+			return err_set(err, "schedule '%s': out of memory", source);
+	}
+	return STATUS_OK;
+}
+
 enum status schedule_from_json(const json_t *v, const char *source,
 			       struct schedule **out, struct error *err)
 {
@@ -283,18 +330,9 @@ enum status schedule_from_json(const json_t *v, const char *source,
 				       source, d);
 		}
 		for (size_t i = 0; i < json_array_size(row); i++) {
-			char where[64];
-			struct op op = {0};
-			snprintf(where, sizeof where, "schedule[%d][%zu]", d, i);
-			if (parse_op(json_array_get(row, i), source, where, &op,
-				     err)) {
+			if (parse_element(s, d, json_array_get(row, i), source, i, err)) {
 				schedule_free(s);
 				return STATUS_ERROR;
-			}
-			if (schedule_push(s, d, op.kind, op.stage, op.mb)) {
-				schedule_free(s);
-				return err_set(err, "schedule '%s': out of memory",
-					       source);
 			}
 		}
 	}

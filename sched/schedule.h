@@ -27,6 +27,9 @@ struct op {
 	int kind;   /* enum op_kind */
 	int stage;
 	int mb;     /* micro-batch */
+	bool with_prev;   /* runs with the row's previous op as one overlapped
+	                     F&B pair (instance.h, has_overlap); the pair's first
+	                     op has it false */
 };
 
 struct sched_row {
@@ -73,6 +76,13 @@ void schedule_free(struct schedule *s);
 enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 			  int mb);
 
+/* Mark device d's last op as running with the op before it (an
+ * overlapped F&B pair; sim_run checks that it is one). */
+enum status schedule_join_last(struct schedule *s, int d);
+
+/* Whether any op runs with the one before it (an overlapped pair). */
+bool schedule_has_pairs(const struct schedule *s);
+
 /* Give s an empty layout (replacing any), to fill with schedule_cell_push. */
 enum status schedule_layout_new(struct schedule *s);
 
@@ -108,7 +118,8 @@ enum status schedule_check_shape(const struct instance *in,
 /* Deep equality of orders (layouts are not compared). */
 int schedule_equal(const struct schedule *a, const struct schedule *b);
 
-/* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); kind "I",
+/* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); an
+ * overlapped pair is one element of two ops, [["F",0,1],["B",1,0]]; kind "I",
  * torch's name for the input-gradient backward, reads as "B". The optional
  * key "torch_csv" holds the layout (torch_csv.h). Other top-level keys are
  * ignored, so a command's --json result can be read back. */

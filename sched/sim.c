@@ -17,7 +17,35 @@ struct sim {
 	int *stack;             /* [D] devices to look at again */
 	uint8_t *queued;        /* [D] */
 	int64_t busy;           /* sum of all op durations, time units */
+	int64_t saved;          /* busy time the run's overlapped pairs saved */
 };
+
+/* Whether op i of the row starts an overlapped pair the instance honours
+ * (without overlap a pair's ops run back to back, as two ops). */
+static bool pair_at(const struct instance *in, const struct sched_row *row, int i)
+{
+	return in->has_overlap && i + 1 < row->len && row->ops[i + 1].with_prev;
+}
+
+/* A pair's rule: an F and a B, two ops only, not at the row's start. */
+static enum status check_pair(const struct instance *in, const struct sched_row *row, int d,
+			      int i, struct error *err)
+{
+	char a[64], b[64];
+	const struct op *o = &row->ops[i], *p = i > 0 ? &row->ops[i - 1] : NULL;
+	if (!p)
+		return err_set(err, "device %d, position 0: %s is marked as overlapped with the op before it, and there is none",
+			       d, op_format(a, sizeof a, o->kind, o->stage, o->mb));
+	if (p->with_prev)
+		return err_set(err, "device %d, position %d: %s would be a third op in an overlapped pair (a pair is one F and one B)",
+			       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
+	if (!((p->kind == OP_F && o->kind == OP_B) || (p->kind == OP_B && o->kind == OP_F)))
+		return err_set(err, "device %d, position %d: an overlapped pair is one F and one B, not %s and %s",
+			       d, i - 1, op_format(a, sizeof a, p->kind, p->stage, p->mb),
+			       op_format(b, sizeof b, o->kind, o->stage, o->mb));
+	(void)in;
+	return STATUS_OK;
+}
 
 struct sim *sim_new(const struct instance *in)
 {
@@ -74,7 +102,16 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 		const struct sched_row *row = &sc->rows[d];
 		int64_t mem = 0, peak = 0;
 		for (int i = 0; i < row->len; i++) {
-			const struct op *o = &row->ops[i];
+			/* a pair holds the F's new activation and the B's old one
+			 * together: its F's delta counts first, whatever the order */
+			int at = i;
+			if (in->has_overlap && row->ops[i].with_prev && check_pair(in, row, d, i, err))
+				return STATUS_ERROR;
+			if (pair_at(in, row, i) && row->ops[i].kind == OP_B)
+				at = i + 1;   /* (B, F): the F first */
+			else if (in->has_overlap && row->ops[i].with_prev && row->ops[i].kind == OP_F)
+				at = i - 1;   /* then the B */
+			const struct op *o = &row->ops[at];
 			if (o->kind < 0 || o->kind >= in->kinds || o->stage < 0 ||
 			    o->stage >= in->stages || o->mb < 0 ||
 			    o->mb >= in->microbatches)
@@ -127,6 +164,9 @@ static enum status report_deadlock(const struct sim *s,
 			continue;
 		const struct op *o = &sc->rows[d].ops[s->pos[d]];
 		int w = -1;
+		if (op_ready_time(in, s->end, o->kind, o->stage, o->mb, 0, &w) >= 0 &&
+		    pair_at(in, &sc->rows[d], s->pos[d]))
+			o++;   /* a pair waits for its second op's input */
 		op_ready_time(in, s->end, o->kind, o->stage, o->mb, 0, &w);
 		int wk = w / (L * M), wl = w / M % L, wj = w % M;
 		len += snprintf(msg + len, len < (int)sizeof msg ? sizeof msg - len : 0,
@@ -148,6 +188,7 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 	const struct instance *in = s->in;
 	const int M = in->microbatches, L = in->stages, D = in->devices;
 	int top = 0, done = 0;
+	s->saved = 0;
 	memset(s->end, 0xff, s->nops * sizeof *s->end);   /* all -1 */
 	for (int d = 0; d < D; d++) {
 		s->pos[d] = 0;
@@ -162,26 +203,40 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 		int pos = s->pos[d];
 		int64_t t = s->free_at[d];
 		while (pos < row->len) {
-			const struct op *o = &row->ops[pos];
-			int k = o->kind, l = o->stage, j = o->mb, w;
-			int64_t st = op_ready_time(in, s->end, k, l, j, t, &w);
+			/* one op, or an overlapped pair: both start when both are
+			 * ready and end together, inst_pair_cost later */
+			int n = pair_at(in, row, pos) ? 2 : 1;
+			int64_t st = t, dur = 0;
+			for (int q = 0; q < n && st >= 0; q++) {
+				const struct op *o = &row->ops[pos + q];
+				int w;
+				st = op_ready_time(in, s->end, o->kind, o->stage, o->mb, st, &w);
+			}
 			if (st < 0)
 				break;
-			int id = (k * L + l) * M + j;
-			t = st + in->cost[k][l];
-			s->start[id] = st;
-			s->end[id] = t;
-			pos++;
-			/* Wake devices that may wait for this op. */
-			int from, to;
-			const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
-			for (int i = from; i < to; i++) {
-				int e = in->stage_device[nb[i].stage];
-				if (e != d && !s->queued[e]) {
-					s->queued[e] = 1;
-					s->stack[top++] = e;
+			const struct op *a = &row->ops[pos], *b = &row->ops[pos + n - 1];
+			dur = n == 1 ? in->cost[a->kind][a->stage] :
+			      inst_pair_cost(in, in->cost[a->kind][a->stage], in->cost[b->kind][b->stage]);
+			if (n == 2)
+				s->saved += in->cost[a->kind][a->stage] + in->cost[b->kind][b->stage] - dur;
+			t = st + dur;
+			for (int q = 0; q < n; q++) {
+				const struct op *o = &row->ops[pos + q];
+				int k = o->kind, l = o->stage, id = (k * L + l) * M + o->mb;
+				s->start[id] = st;
+				s->end[id] = t;
+				/* Wake devices that may wait for this op. */
+				int from, to;
+				const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
+				for (int i = from; i < to; i++) {
+					int e = in->stage_device[nb[i].stage];
+					if (e != d && !s->queued[e]) {
+						s->queued[e] = 1;
+						s->stack[top++] = e;
+					}
 				}
 			}
+			pos += n;
 		}
 		done += pos - s->pos[d];
 		s->pos[d] = pos;
@@ -210,9 +265,9 @@ static void summarise(const struct sim *s, const struct schedule *sc,
 	r->makespan = makespan;
 	r->span = span;
 	r->objective = in->objective == OBJ_SPAN ? span : makespan;
-	r->busy = s->busy;
+	r->busy = s->busy - s->saved;
 	r->bubble_ratio = makespan > 0 ?
-		1.0 - (double)s->busy / ((double)in->devices * (double)makespan) : 0.0;
+		1.0 - (double)r->busy / ((double)in->devices * (double)makespan) : 0.0;
 	r->peak_memory = s->peak;
 	r->start = s->start;
 	r->end = s->end;

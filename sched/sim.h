@@ -38,7 +38,8 @@ struct sim_result {
 	int64_t span;               /* time units: max over devices of
 	                               last end - first start */
 	int64_t objective;          /* makespan or span, per the instance */
-	int64_t busy;               /* time units: sum of all op durations */
+	int64_t busy;               /* time units: sum of the op durations, an
+	                               overlapped pair counted once, at its cost */
 	double bubble_ratio;        /* 1 - busy / (devices * makespan) */
 	const int64_t *peak_memory; /* [devices] memory units, owned by sim */
 	const int64_t *start;       /* [ops] by op id (inst_op_id), owned by sim */

@@ -203,6 +203,16 @@ static enum status build_cell(struct cell_parse *c, int d, const struct cell *cl
 			ops++;
 		}
 	}
+	/* an OVERLAP_F_B of one F and one backward is an overlapped pair (the
+	 * F and the backward's B, when they are next to each other: "(F;B)"
+	 * of a split schedule is F, B, W with the pair first; "(B;F)" there
+	 * runs back to back, the W between) */
+	const struct sched_row *row = &c->s->rows[d];
+	const struct op *o = row->ops + row->len - ops;
+	if (cl->nact == 2 && ops >= 2 &&
+	    ((o[0].kind == OP_F && o[1].kind == OP_B) ||
+	     (ops == 2 && o[0].kind == OP_B && o[1].kind == OP_F)))
+		row->ops[row->len - ops + 1].with_prev = true;
 	if (schedule_cell_push(c->s, d, ops, cl->text))
 		return err_set(c->err, "torch csv '%s': out of memory", c->source);
 	return STATUS_OK;
@@ -579,7 +589,17 @@ static char *format_aligned(const struct schedule *s, const struct instance *in,
 				sb_putc(&sb, ',');
 			if (i)
 				sb_putc(&sb, ',');
-			put_action(&sb, &s->rows[d].ops[i], split, false);
+			if (i + 1 < s->rows[d].len && s->rows[d].ops[i + 1].with_prev) {
+				/* an overlapped pair: one OVERLAP_F_B cell, which
+				 * stands for both ops' steps (steps only align the
+				 * ranks; the order is what a rank runs) */
+				put_composite(&sb, &s->rows[d].ops[i], 2, split);
+				i++;
+				at++;
+				t = step[at];
+			} else {
+				put_action(&sb, &s->rows[d].ops[i], split, false);
+			}
 			t++;
 		}
 		sb_putc(&sb, '\n');

@@ -511,6 +511,11 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (r->objective <= r->bound && !o->always_milp) {
 		r->bound = r->objective;
 		r->certified_by = "bound";
+	} else if (in->has_overlap && in->overlap < 1) {
+		/* the exact search and the MILPs time every op alone: on an
+		 * instance with F&B overlap their optimum is not the instance's,
+		 * so no proof beyond the bound (which does model the pairs) */
+		r->unproven = "overlap_not_modelled";
 	} else if (!o->always_milp && exact_search(in, o, t0, sim, r, err)) {
 		st = STATUS_ERROR;
 	} else if (r->certified_by) {
@@ -536,7 +541,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else {
 		r->status = r->solver_outcome && !strcmp(r->solver_outcome, "time_limit") ?
 			"time_limit" : "feasible";
-		r->stopped_by = stop_requested() ? "interrupt" :
+		r->stopped_by = stop_requested() ? "interrupt" : r->unproven ? r->unproven :
 				o->time_limit > 0 ? "time_limit" : NULL;
 		if (stop_requested())
 			r->status = "feasible";   /* a schedule, not a verdict */

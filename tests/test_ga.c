@@ -314,7 +314,7 @@ static void test_genome_round_trip(void **state)
 	/* an op on the wrong device: device 1's first op replaced by F(0,0)
 	 * (row length kept) */
 	sc = schedule_copy(base);
-	sc->rows[1].ops[0] = (struct op){OP_F, 0, 0};
+	sc->rows[1].ops[0] = (struct op){OP_F, 0, 0, false};
 	memset(&err, 0, sizeof err);
 	assert_int_equal(genome_from_schedule(&lay, sc, g, &err), STATUS_ERROR);
 	assert_true(err.msg[0] != '\0');
@@ -326,7 +326,7 @@ static void test_genome_round_trip(void **state)
 	sc = schedule_copy(base);
 	for (int i = 0; i < sc->rows[3].len; i++)
 		if (sc->rows[3].ops[i].kind == OP_W) {
-			sc->rows[3].ops[i] = (struct op){OP_F, 3, 0};
+			sc->rows[3].ops[i] = (struct op){OP_F, 3, 0, false};
 			break;
 		}
 	memset(&err, 0, sizeof err);

@@ -395,8 +395,14 @@ static inline struct schedule *tref_schedule(const struct tref *t, bool split)
 		for (int i = 0; i < t->len[r]; i++) {
 			const struct tref_action *a = &t->a[r][i];
 			if (a->type == 'O') {
+				/* torch's OVERLAP_F_B is (F; B): an overlapped pair of
+				 * the F and the backward's first op (its W, when the
+				 * backward is full and split, after the pair) */
+				int at = s->rows[r].len;
 				tref_sub_ops(s, r, a->sub[0], split);
 				tref_sub_ops(s, r, a->sub[1], split);
+				if (s->rows[r].len >= at + 2)
+					s->rows[r].ops[at + 1].with_prev = true;
 			} else if (a->type) {
 				tref_sub_ops(s, r, (struct tref_sub){a->type, a->stage, a->mb},
 					     split);
