@@ -13,7 +13,7 @@
 enum tok {
 	T_EOF, T_INT, T_NAME, T_STRING, T_LBRACE, T_RBRACE, T_LBRACK, T_RBRACK,
 	T_LPAREN, T_RPAREN, T_COMMA, T_ASSIGN, T_EQ, T_NE, T_LT, T_LE, T_GT,
-	T_GE, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_DOTDOT
+	T_GE, T_PLUS, T_MINUS, T_STAR, T_SLASH, T_PERCENT, T_DOTDOT, T_AMP
 };
 
 /* ---- syntax tree ----------------------------------------------------------- */
@@ -42,6 +42,9 @@ struct stmt {
 	int line, col;
 	int slot;                  /* S_LET, S_FOR */
 	int kind;                  /* S_OP */
+	bool paired;               /* S_OP "F[a] & B[b]": an overlapped pair,
+	                              the second op kind2 on chunk b */
+	int kind2;
 	struct expr *a, *b;        /* let value / require cond / repeat count /
 	                              for range / if cond / op chunk */
 	char *message;             /* S_REQUIRE */

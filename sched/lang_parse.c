@@ -179,7 +179,7 @@ static const struct {
 	{"{", T_LBRACE}, {"}", T_RBRACE}, {"[", T_LBRACK}, {"]", T_RBRACK},
 	{"(", T_LPAREN}, {")", T_RPAREN}, {",", T_COMMA}, {"=", T_ASSIGN},
 	{"<", T_LT}, {">", T_GT}, {"+", T_PLUS}, {"-", T_MINUS}, {"*", T_STAR},
-	{"/", T_SLASH}, {"%", T_PERCENT},
+	{"/", T_SLASH}, {"%", T_PERCENT}, {"&", T_AMP},
 };
 
 static enum status next(struct parser *ps)
@@ -225,7 +225,7 @@ static const char *tok_desc(const struct parser *ps)
 	static const char *const names[] = {
 		"end of file", "a number", "a name", "a string", "'{'", "'}'", "'['",
 		"']'", "'('", "')'", "','", "'='", "'=='", "'!='", "'<'", "'<='",
-		"'>'", "'>='", "'+'", "'-'", "'*'", "'/'", "'%'", "'..'"};
+		"'>'", "'>='", "'+'", "'-'", "'*'", "'/'", "'%'", "'..'", "'&'"};
 	return names[ps->tok];
 }
 
@@ -796,6 +796,46 @@ static struct stmt *parse_if(struct parser *ps, int line, int col)
 }
 
 /* Returns a statement, or NULL for header lines and defs (check ps->failed). */
+/* An op's optional "[chunk]" into *a (NULL: chunk 0). */
+static enum status parse_chunk(struct parser *ps, struct expr **a)
+{
+	if (ps->tok != T_LBRACK)
+		return STATUS_OK;
+	if (next(ps) || !(*a = parse_expr(ps)) || expect(ps, T_RBRACK, "']'"))
+		return STATUS_ERROR;
+	return STATUS_OK;
+}
+
+/* After "F[a]" at '&': "& B[b]" (or "B[a] & F[b]"), one F and one B. */
+static bool parse_pair(struct parser *ps, struct stmt *s)
+{
+	int line, col;
+	if (next(ps))
+		return false;
+	line = ps->tline;
+	col = ps->tcol;
+	if (ps->tok != T_NAME || (strcmp(ps->text, "F") && strcmp(ps->text, "B") &&
+				  strcmp(ps->text, "W"))) {
+		perr(ps, line, col, "expected an op (F or B) after '&', got %s",
+		     ps->tok == T_NAME ? ps->text : tok_desc(ps));
+		return false;
+	}
+	s->kind2 = ps->text[0] == 'F' ? OP_F : ps->text[0] == 'B' ? OP_B : OP_W;
+	if (!((s->kind == OP_F && s->kind2 == OP_B) || (s->kind == OP_B && s->kind2 == OP_F))) {
+		perr(ps, line, col, "an overlapped pair is one F and one B, not %s & %s",
+		     op_kind_name(s->kind), op_kind_name(s->kind2));
+		return false;
+	}
+	s->paired = true;
+	if (next(ps) || parse_chunk(ps, &s->b))
+		return false;
+	if (ps->tok == T_AMP) {
+		perr(ps, ps->tline, ps->tcol, "an overlapped pair has two ops, not three");
+		return false;
+	}
+	return true;
+}
+
 static struct stmt *parse_stmt(struct parser *ps, bool top)
 {
 	int line = ps->tline, col = ps->tcol;
@@ -822,13 +862,12 @@ static struct stmt *parse_stmt(struct parser *ps, bool top)
 			return NULL;
 		s->kind = word[0] == 'F' ? OP_F : word[0] == 'B' ? OP_B : OP_W;
 		ps->pg->ops_statements++;
-		if (ps->tok == T_LBRACK) {
-			if (next(ps) || !(s->a = parse_expr(ps)) ||
-			    expect(ps, T_RBRACK, "']'")) {
-				stmt_free(s);
-				return NULL;
-			}
+		if (parse_chunk(ps, &s->a)) {
+			stmt_free(s);
+			return NULL;
 		}
+		if (ps->tok == T_AMP)   /* "F[a] & B[b]": an overlapped pair */
+			return parse_pair(ps, s) ? s : (stmt_free(s), NULL);
 		return s;
 	}
 	if (!strcmp(word, "supports")) {

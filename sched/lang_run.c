@@ -246,26 +246,47 @@ static int64_t eval(struct lang_run *r, const struct expr *e)
 
 static enum status run_block(struct lang_run *r, const struct block *b);
 
-static enum status run_op(struct lang_run *r, const struct stmt *s)
+/* Emit op `kind` on chunk a (NULL: 0); *pushed whether it was (a fused
+ * backward's W and a padded program's extra ops are not). */
+static enum status emit(struct lang_run *r, const struct stmt *s, int kind,
+			const struct expr *a, bool *pushed)
 {
 	const struct instance *in = r->in;
-	int64_t c = s->a ? eval(r, s->a) : 0;
+	int64_t c = a ? eval(r, a) : 0;
+	*pushed = false;
 	if (r->failed)
 		return STATUS_ERROR;
-	if (s->kind == OP_W && !in->split_backward)
+	if (kind == OP_W && !in->split_backward)
 		return STATUS_OK;   /* fused backward: W is part of B */
 	int64_t stage = chunk_stage(r, s->line, s->col, c);
 	if (stage < 0)
 		return STATUS_ERROR;
-	int *next_mb = &r->next_mb[s->kind * r->nlocal + c];
+	int *next_mb = &r->next_mb[kind * r->nlocal + c];
 	if (*next_mb >= in->microbatches && r->pg->pad) {
 		(*next_mb)++;   /* planned for more micro-batches: drop it */
 		return STATUS_OK;
 	}
 	if (*next_mb >= in->microbatches)
 		return rerr(r, s->line, s->col, "%s[%" PRId64 "] would be micro-batch %d of stage %" PRId64 ", but there are only %d",
-			    op_kind_name(s->kind), c, *next_mb, stage, in->microbatches);
-	if (schedule_push(r->out, r->d, s->kind, (int)stage, (*next_mb)++))
+			    op_kind_name(kind), c, *next_mb, stage, in->microbatches);
+	if (schedule_push(r->out, r->d, kind, (int)stage, (*next_mb)++))
+		return rerr(r, s->line, s->col, "out of memory");
+	*pushed = true;
+	return STATUS_OK;
+}
+
+/* An op, or an overlapped pair "F[a] & B[b]" (joined only when both ops
+ * are emitted; a padded program may drop one). */
+static enum status run_op(struct lang_run *r, const struct stmt *s)
+{
+	bool first, second;
+	if (emit(r, s, s->kind, s->a, &first))
+		return STATUS_ERROR;
+	if (!s->paired)
+		return STATUS_OK;
+	if (emit(r, s, s->kind2, s->b, &second))
+		return STATUS_ERROR;
+	if (first && second && schedule_join_last(r->out, r->d))
 		return rerr(r, s->line, s->col, "out of memory");
 	return STATUS_OK;
 }

@@ -202,7 +202,7 @@ enum status schedule_check_shape(const struct instance *in,
 	return STATUS_OK;
 }
 
-int schedule_equal(const struct schedule *a, const struct schedule *b)
+static int equal(const struct schedule *a, const struct schedule *b, bool pairs)
 {
 	if (a->devices != b->devices)
 		return 0;
@@ -213,11 +213,21 @@ int schedule_equal(const struct schedule *a, const struct schedule *b)
 			const struct op *x = &a->rows[d].ops[i],
 					*y = &b->rows[d].ops[i];
 			if (x->kind != y->kind || x->stage != y->stage ||
-			    x->mb != y->mb || x->with_prev != y->with_prev)
+			    x->mb != y->mb || (pairs && x->with_prev != y->with_prev))
 				return 0;
 		}
 	}
 	return 1;
+}
+
+int schedule_equal(const struct schedule *a, const struct schedule *b)
+{
+	return equal(a, b, true);
+}
+
+int schedule_same_orders(const struct schedule *a, const struct schedule *b)
+{
+	return equal(a, b, false);
 }
 
 json_t *schedule_to_json(const struct schedule *s)

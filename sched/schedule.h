@@ -115,8 +115,12 @@ int schedule_has_w(const struct schedule *s);
 enum status schedule_check_shape(const struct instance *in,
 				 const struct schedule *s, struct error *err);
 
-/* Deep equality of orders (layouts are not compared). */
+/* Deep equality of orders and overlapped pairs (layouts are not compared). */
 int schedule_equal(const struct schedule *a, const struct schedule *b);
+
+/* The same orders, pairs aside: what the GA's genome and the MILPs, which
+ * do not model overlap, keep of a schedule. */
+int schedule_same_orders(const struct schedule *a, const struct schedule *b);
 
 /* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); an
  * overlapped pair is one element of two ops, [["F",0,1],["B",1,0]]; kind "I",

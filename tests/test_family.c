@@ -627,6 +627,11 @@ static void test_golden_orders(void **state)
 		if (sim_run(s, gold, &r, &err))
 			fail_msg("%s: golden is invalid: %s", path, err.msg);
 		struct schedule *sc = generate_valid(goldens[g].family, in, s, &r);
+		/* the goldens are orders: a family's overlapped pairs (dualpipev)
+		 * are checked against torch's algorithm in test_dualpipev_pairs */
+		for (int d = 0; d < sc->devices; d++)
+			for (int i = 0; i < sc->rows[d].len; i++)
+				sc->rows[d].ops[i].with_prev = false;
 		if (!schedule_equal(sc, gold)) {
 			first_difference(sc, gold, diff, sizeof diff);
 			fail_msg("%s differs from %s: %s", goldens[g].family, path, diff);
@@ -1223,6 +1228,62 @@ static void test_dualpipev(void **state)
 		expect_refused("dualpipev", in, "V placement");
 		instance_free(in);
 	}
+}
+
+/*
+ * dualpipev's overlapped F&B pairs are DualPipeV's: op for op, pairs
+ * included, equal to PyTorch's ScheduleDualPipeV as tests/torch_ref.h
+ * re-implements it from torch's code (its OVERLAP_F_B actions: in the main
+ * phases a forward of one chunk with the full backward of the other, the
+ * last rank's first main step not overlapped), for p 2..6, m 2p..4p, with
+ * a split backward (torch's "B" is our B then W). Then the pairs' effect by
+ * hand: with "overlap" rho = 0 and F = B = W = 1, every pair takes 1
+ * instead of 2, so the simulated busy time drops by exactly the number of
+ * pairs (the timing itself is test_overlap's).
+ */
+static void test_dualpipev_pairs(void **state)
+{
+	(void)state;
+	for (int p = 2; p <= 6; p++)
+		for (int m = 2 * p; m <= 4 * p; m++) {
+			struct instance *in = placed("v", p, 2, m, 1, 1, 1, 0, "");
+			struct sim *s = sim_new(in);
+			struct sim_result r;
+			struct schedule *sc = generate_valid("dualpipev", in, s, &r);
+			struct tref *t = tref_dualpipev(p, m);
+			struct schedule *want = tref_schedule(t, true);
+			if (!schedule_equal(sc, want)) {
+				char diff[256];
+				first_difference(sc, want, diff, sizeof diff);
+				fail_msg("dualpipev p=%d m=%d differs from torch's: %s", p, m, diff);
+			}
+			int pairs = 0;
+			for (int d = 0; d < p; d++)
+				for (int i = 0; i < sc->rows[d].len; i++)
+					pairs += sc->rows[d].ops[i].with_prev;
+			/* phases 4 and 5: 2 (m - 2p + d + 1) + (p - 1 - d) pairs on
+			 * device d, less the last device's first step */
+			int expect = -1;
+			for (int d = 0; d < p; d++)
+				expect += 2 * (m - 2 * p + d + 1) + (p - 1 - d);
+			assert_int_equal(pairs, expect);
+			struct instance *ov = placed("v", p, 2, m, 1, 1, 1, 0,
+						     ",\"overlap\":{\"factor\":0}");
+			struct sim *so = sim_new(ov);
+			struct sim_result ro;
+			struct error err;
+			if (sim_run(so, sc, &ro, &err))
+				fail_msg("dualpipev with overlap: %s", err.msg);
+			assert_int_equal(r.busy - ro.busy, pairs);
+			assert_true(ro.makespan <= r.makespan);
+			sim_free(so);
+			instance_free(ov);
+			free(t);
+			schedule_free(want);
+			schedule_free(sc);
+			sim_free(s);
+			instance_free(in);
+		}
 }
 
 /*
@@ -1844,6 +1905,7 @@ int main(void)
 		cmocka_unit_test(test_zb_h2),
 		cmocka_unit_test(test_zb_v),
 		cmocka_unit_test(test_dualpipev),
+		cmocka_unit_test(test_dualpipev_pairs),
 		cmocka_unit_test(test_torch_interleaved_zb),
 		cmocka_unit_test(test_1f1b_dag),
 		cmocka_unit_test(test_zb_auto_grid),

@@ -526,7 +526,8 @@ static bool roundtrip_one(const char *what, const struct instance *in,
 			assert_double_near(milp_objective(sm->milp, x), (double)objective, 1e-9);
 			struct schedule *back = NULL;
 			assert_int_equal(sched_milp_decode(sm, x, &back, &err), STATUS_OK);
-			if (!schedule_equal(back, s))
+			/* orders only: the MILPs do not model overlapped pairs */
+			if (!schedule_same_orders(back, s))
 				fail_msg("%s, %s: decoding the point gives another schedule", what,
 					 formulation_at(f)->name);
 			schedule_free(back);

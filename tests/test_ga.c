@@ -583,9 +583,10 @@ static void test_decoder_identity_fused(void **state)
 				fail_msg("case %zu, %s: decoder %" PRId64 " / %" PRId64
 					 ", simulator %" PRId64 " / %" PRId64,
 					 c, name, f.objective, f.tie, o.objective, o.tie);
-			/* the families number micro-batches FIFO */
+			/* the families number micro-batches FIFO (the genome
+			 * keeps orders, not dualpipev's overlapped pairs) */
 			struct schedule *back = genome_to_schedule(&lay, g);
-			if (!schedule_equal(back, sc))
+			if (!schedule_same_orders(back, sc))
 				fail_msg("case %zu, %s: not FIFO, or not listed back", c, name);
 			schedule_free(back);
 			checked++;

@@ -676,6 +676,55 @@ struct rerr_case {
 	const char *what;
 };
 
+/* Overlapped pairs "F & B": the second op is marked with_prev (the op
+ * before it in the order is its partner); both count micro-batches as
+ * ops; a fused backward's W and a padded program's dropped op leave the
+ * other op alone, unpaired. */
+static void test_pairs(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(I_CHAIN2);
+	struct program *pg = parse_ok("pairs", "F F & B[0] W B & F W F B W B W");
+	struct schedule *sc = run_ok("pairs", pg, in);
+	/* F0 (F1 B0) W0 (B1 F2) W1 F3 B2 W2 B3 W3 on each device */
+	static const bool paired[] = {0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0};
+	for (int d = 0; d < in->devices; d++) {
+		assert_int_equal(sc->rows[d].len, 12);
+		for (int i = 0; i < 12; i++)
+			if (sc->rows[d].ops[i].with_prev != paired[i])
+				fail_msg("device %d op %d: with_prev %d, expected %d", d, i,
+					 sc->rows[d].ops[i].with_prev, paired[i]);
+	}
+	assert_int_equal(sc->rows[0].ops[1].kind, OP_F);
+	assert_int_equal(sc->rows[0].ops[1].mb, 1);
+	assert_int_equal(sc->rows[0].ops[2].kind, OP_B);
+	assert_int_equal(sc->rows[0].ops[2].mb, 0);
+	schedule_free(sc);
+	program_free(pg);
+	program_free(parse_ok("pairs, padded", "pad\nrepeat 4 { F & B }"));
+	instance_free(in);
+	/* m = 4 and pad: the fifth F is dropped, so its B stays single */
+	in = parse_instance_ok(I_CHAIN2F);
+	pg = parse_ok("pad pair", "pad\nF repeat 4 { F & B }");
+	sc = run_ok("pad pair", pg, in);
+	static const bool paired_pad[] = {0, 0, 1, 0, 1, 0, 1, 0};
+	assert_int_equal(sc->rows[0].len, 8);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(sc->rows[0].ops[i].with_prev, paired_pad[i]);
+	schedule_free(sc);
+	program_free(pg);
+	instance_free(in);
+	static const struct perr_case bad[] = {
+		{"F & F", "F & F", 1, 5, "an overlapped pair is one F and one B, not F & F"},
+		{"B & W", "F B & W", 1, 7, "an overlapped pair is one F and one B, not B & W"},
+		{"three", "F & B & F", 1, 7, "an overlapped pair has two ops, not three"},
+		{"& nothing", "F &\n", 2, 1, "expected an op (F or B) after '&'"},
+		{"& repeat", "F & repeat 2 { B }", 1, 5, "expected an op (F or B) after '&', got repeat"},
+		{"leading &", "& B", 1, 1, "expected a statement"},
+	};
+	check_parse_errors(bad, sizeof bad / sizeof bad[0]);
+}
+
 /* INT64_MIN: the literal 9223372036854775808 is out of range. */
 #define MIN64 "let m8 = -9223372036854775799 - 9\n"
 
@@ -1126,6 +1175,7 @@ int main(void)
 		cmocka_unit_test(test_builtins),
 		cmocka_unit_test(test_device_without_stage),
 		cmocka_unit_test(test_pad),
+		cmocka_unit_test(test_pairs),
 		cmocka_unit_test(test_header),
 		cmocka_unit_test(test_parse_errors),
 		cmocka_unit_test(test_run_errors),
