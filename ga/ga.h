@@ -91,6 +91,8 @@ struct ga_result {
 	                               "exact seed": the whole instance's exact solve */
 	double gap;                 /* (objective - lower_bound) / objective */
 	char origin[64];            /* the seed it descends from */
+	int pairs_added;            /* F&B overlap: pairs the final greedy pass
+	                               formed (sched/pairing.h) */
 	int64_t best_seed;          /* best seed objective as given (INT64_MAX: none) */
 	char best_seed_name[64];
 	long generations, evaluations;

@@ -22,6 +22,7 @@
 
 #include "formulate/schedule_milp.h"
 #include "sched/bound.h"
+#include "sched/pairing.h"
 #include "common/clock.h"
 #include "common/stop.h"
 #include "sched/family.h"
@@ -48,6 +49,22 @@ static void consider(struct sim *sim, struct schedule *s, const char *name,
 	snprintf(r->heuristic, sizeof r->heuristic, "%s", name);
 }
 
+/* With F&B overlap: s, and s with the greedy pairs (sched/pairing.h). */
+static void consider_paired(const struct instance *in, struct sim *sim, struct schedule *s,
+			    const char *name, struct exact_result *r)
+{
+	if (s && in->has_overlap && in->overlap < 1) {
+		struct schedule *p = schedule_copy(s);
+		char paired[sizeof r->heuristic];
+		snprintf(paired, sizeof paired, "%s, pairs added", name);
+		if (p && schedule_pair_greedy(in, p, sim, 5e7) > 0)
+			consider(sim, p, paired, r);
+		else
+			schedule_free(p);
+	}
+	consider(sim, s, name, r);
+}
+
 static void best_heuristic(const struct instance *in, const struct schedule *extra,
 			   const char *extra_name, struct sim *sim, struct exact_result *r)
 {
@@ -55,7 +72,7 @@ static void best_heuristic(const struct instance *in, const struct schedule *ext
 		const struct family *f = family_at(i);
 		struct schedule *s = NULL;
 		if (family_run(f, in, &s, NULL) == STATUS_OK)
-			consider(sim, s, f->name, r);
+			consider_paired(in, sim, s, f->name, r);
 	}
 	if (extra)
 		consider(sim, schedule_copy(extra), extra_name ? extra_name : "given", r);

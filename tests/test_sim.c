@@ -13,8 +13,11 @@
 #include "test_helpers.h"
 
 #include "sched/schedule.h"
+#include "sched/family.h"
+#include "sched/pairing.h"
 #include "sched/sim.h"
 #include "test_schedules.h"
+#include "xorshift.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
@@ -1037,6 +1040,70 @@ static void test_random_cross_check(void **state)
 	assert_true(limit_fails > 20);
 }
 
+/*
+ * The greedy pairing pass (sched/pairing.h). By hand: one device, m = 2,
+ * F = 2, B = 3, rho = 0.5 (a pair lasts 3 + 1 = 4): from F0 F1 B0 B1
+ * (makespan 10) it can only join F1 and B0 (F0 F1 are two forwards, B0 B1
+ * two backwards), giving F0 [0,2], pair [2,6], B1 [6,9]: 9. On random
+ * chains with overlap it never makes a valid schedule worse or invalid,
+ * forms no pair without overlap, and with rho = 0 and equal F and B costs
+ * on one device it must find some pair to join.
+ */
+static void test_pair_greedy(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"name\":\"ov\",\"devices\":1,\"microbatches\":2,"
+		"\"cost\":{\"F\":2,\"B\":3},\"overlap\":{\"factor\":0.5}}");
+	struct schedule *s = schedule_new(1);
+	schedule_push(s, 0, OP_F, 0, 0);
+	schedule_push(s, 0, OP_F, 0, 1);
+	schedule_push(s, 0, OP_B, 0, 0);
+	schedule_push(s, 0, OP_B, 0, 1);
+	struct sim *sim = sim_new(in);
+	struct sim_result r;
+	assert_int_equal(schedule_pair_greedy(in, s, sim, 0), 1);
+	assert_true(s->rows[0].ops[2].with_prev);
+	assert_false(s->rows[0].ops[1].with_prev || s->rows[0].ops[3].with_prev);
+	assert_int_equal(sim_run(sim, s, &r, NULL), STATUS_OK);
+	assert_int_equal(r.makespan, 9);
+	schedule_free(s);
+	sim_free(sim);
+	instance_free(in);
+	uint64_t seed = 77;
+	int joined = 0;
+	for (int t = 0; t < 60; t++) {
+		int p = xorshift_in(&seed, 1, 3), m = xorshift_in(&seed, 1, 4);
+		int F = xorshift_in(&seed, 1, 4), B = xorshift_in(&seed, 1, 4);
+		int rho4 = xorshift_in(&seed, 0, 4), c = xorshift_in(&seed, 0, 2);
+		bool overlap = t % 6 != 5;   /* every sixth: the chain without it */
+		char json[256], ov[64] = "";
+		if (overlap)
+			snprintf(ov, sizeof ov, ",\"overlap\":{\"factor\":%.2f}", rho4 / 4.0);
+		snprintf(json, sizeof json,
+			 "{\"devices\":%d,\"microbatches\":%d,\"cost\":{\"F\":%d,\"B\":%d},"
+			 "\"comm\":%d%s}", p, m, F, B, c, ov);
+		in = parse_instance_ok(json);
+		sim = sim_new(in);
+		struct error err;
+		assert_int_equal(family_generate("1f1b", in, &s, &err), STATUS_OK);
+		struct sim_result before, after;
+		assert_int_equal(sim_run(sim, s, &before, NULL), STATUS_OK);
+		int64_t was = before.objective;
+		int k = schedule_pair_greedy(in, s, sim, 0);
+		assert_true(k >= 0);
+		if (!overlap || rho4 == 4)
+			assert_int_equal(k, 0);
+		joined += k;
+		assert_int_equal(sim_run(sim, s, &after, NULL), STATUS_OK);
+		assert_true(after.objective <= was);
+		schedule_free(s);
+		sim_free(sim);
+		instance_free(in);
+	}
+	assert_true(joined > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1059,6 +1126,7 @@ int main(void)
 		cmocka_unit_test(test_null_err),
 		cmocka_unit_test(test_reuse),
 		cmocka_unit_test(test_random_cross_check),
+		cmocka_unit_test(test_pair_greedy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
