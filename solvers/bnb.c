@@ -11,6 +11,7 @@
 
 struct cand {
 	int op, device;
+	int op2;          /* an overlapped pair's B (op is its F); -1: one op */
 	int64_t at;
 };
 
@@ -24,8 +25,13 @@ struct bnb {
 	int64_t *first;          /* [D] first start, -1 before any op */
 	int64_t *mem;            /* [D] memory in use */
 	int64_t *rest;           /* [D] load not yet placed */
+	int64_t *rest_f, *rest_b;/* [D] its forwards' and backwards' part */
+	bool pairs;              /* F&B overlap (rho < 1): pairs are candidates */
+	int cand_cap;            /* candidates per depth */
+	bool *second;            /* [n] seq[i] is the B of a pair with seq[i-1] */
 	int64_t *tail;           /* [K*L] bound_tails */
 	int *seq, *best_seq;     /* [n] placement order (op ids) */
+	bool *best_second;       /* [n] second for best_seq */
 	struct cand *cands;      /* [n][K*L] each depth's candidates (heap, not stack) */
 	int placed;
 	bool memo;               /* dominance mode (bnb.h) */
@@ -51,15 +57,28 @@ static int64_t objective_now(const struct bnb *s)
 	return obj;
 }
 
+/* The device's remaining busy time, at least: its load, less what pairs
+ * can save. A pair of costs a, b lasts at least a + b - (1 - rho) min(a, b),
+ * and the pairs' minima add up to at most min(forward load, backward
+ * load), so the remaining F&B pairs save at most (1 - rho) times that. */
+static int64_t rest_busy(const struct bnb *s, int d)
+{
+	if (!s->pairs)
+		return s->rest[d];
+	int64_t lo = s->rest_f[d] < s->rest_b[d] ? s->rest_f[d] : s->rest_b[d];
+	double save = (1 - s->in->overlap) * (double)lo;
+	return s->rest[d] - (int64_t)(save + 1 - 1e-9);   /* save rounded up */
+}
+
 /* A bound on every completion of the node (bnb.h), t the last start. */
 static int64_t node_bound(const struct bnb *s, int64_t t)
 {
 	int64_t lb = 0;
 	bool span = s->in->objective == OBJ_SPAN;
 	for (int d = 0; d < s->D; d++) {
-		int64_t done = max64(s->free_at[d], t) + s->rest[d];
+		int64_t done = max64(s->free_at[d], t) + rest_busy(s, d);
 		if (span)
-			lb = max64(lb, s->first[d] < 0 ? s->rest[d] : done - s->first[d]);
+			lb = max64(lb, s->first[d] < 0 ? rest_busy(s, d) : done - s->first[d]);
 		else
 			lb = max64(lb, s->rest[d] ? done : s->free_at[d]);
 	}
@@ -85,7 +104,39 @@ static bool out_of_time(struct bnb *s)
 static int by_start(const void *a, const void *b)
 {
 	const struct cand *x = a, *y = b;
-	return x->at < y->at ? -1 : x->at > y->at ? 1 : x->op - y->op;
+	return x->at < y->at ? -1 : x->at > y->at ? 1 : x->op != y->op ? x->op - y->op :
+	       x->op2 - y->op2;
+}
+
+/* With overlap: every (F, B) of one device whose next ops are both ready
+ * (singles c[0..n), as candidates() found them) as one pair, starting when
+ * the later is ready; the F's delta first, as the simulator counts it. */
+static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n)
+{
+	const struct instance *in = s->in;
+	int singles = n;
+	for (int a = 0; a < singles; a++) {
+		int ka = c[a].op / (s->L * s->M);
+		if (ka != OP_F)
+			continue;
+		for (int b = 0; b < singles; b++) {
+			int kb = c[b].op / (s->L * s->M), lb = c[b].op / s->M % s->L;
+			int la = c[a].op / s->M % s->L;
+			if (kb != OP_B || c[b].device != c[a].device)
+				continue;
+			int64_t at = max64(c[a].at, c[b].at);
+			if (!s->memo && at < t)
+				continue;
+			int d = c[a].device;
+			/* the F alone fits (it is a candidate); then the B */
+			if (in->has_limit && s->mem[d] + inst_delta(in, OP_F, la) +
+			    inst_delta(in, OP_B, lb) > in->limit[d])
+				continue;
+			if (n < s->cand_cap)
+				c[n++] = (struct cand){c[a].op, d, c[b].op, at};
+		}
+	}
+	return n;
 }
 
 /* The ops that can be placed next with their starts (>= t, memory kept). */
@@ -99,43 +150,80 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 			continue;
 		int d = in->stage_device[l], waiting;
 		int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
-		if (at < 0 || (!s->memo && at < t))
+		if (at < 0 || (!s->memo && !s->pairs && at < t))
 			continue;   /* inputs not placed, or it would start before t */
 		if (in->has_limit && s->mem[d] + inst_delta(in, k, l) > in->limit[d])
 			continue;
-		c[n++] = (struct cand){inst_op_id(in, k, l, j), d, at};
+		c[n++] = (struct cand){inst_op_id(in, k, l, j), d, -1, at};
+	}
+	if (s->pairs) {
+		/* a single that would start before t may still pair with a
+		 * later one (the pair starts at the later's time): pairs first,
+		 * then the singles before t go */
+		n = pair_candidates(s, t, c, n);
+		int kept = 0;
+		for (int i = 0; i < n; i++)
+			if (s->memo || c[i].op2 >= 0 || c[i].at >= t)
+				c[kept++] = c[i];
+		n = kept;
 	}
 	qsort(c, n, sizeof *c, by_start);
 	return n;
 }
 
-static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
+/* Account op o as placed (sign 1) or taken back (-1), ending at `end`. */
+static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 {
 	const struct instance *in = s->in;
-	int o = c->op, k = o / (s->L * s->M), l = o / s->M % s->L;
+	int k = o / (s->L * s->M), l = o / s->M % s->L;
 	int64_t dur = inst_duration(in, k, l);
+	s->mem[d] += sign * inst_delta(in, k, l);
+	s->rest[d] -= sign * dur;
+	if (k == OP_F)
+		s->rest_f[d] -= sign * dur;
+	else if (k == OP_B)
+		s->rest_b[d] -= sign * dur;
+	s->next[k * s->L + l] += sign;
+	s->end[o] = sign > 0 ? end : -1;
+}
+
+static int64_t cand_duration(const struct bnb *s, const struct cand *c)
+{
+	const struct instance *in = s->in;
+	int k = c->op / (s->L * s->M), l = c->op / s->M % s->L;
+	if (c->op2 < 0)
+		return inst_duration(in, k, l);
+	int l2 = c->op2 / s->M % s->L;
+	return inst_pair_cost(in, inst_duration(in, OP_F, l), inst_duration(in, OP_B, l2));
+}
+
+static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
+{
+	int64_t end = c->at + cand_duration(s, c);
 	*undo_first = s->first[c->device];
 	if (s->first[c->device] < 0)
 		s->first[c->device] = c->at;
-	s->end[o] = c->at + dur;
-	s->free_at[c->device] = c->at + dur;
-	s->mem[c->device] += inst_delta(in, k, l);
-	s->rest[c->device] -= dur;
-	s->next[k * s->L + l]++;
-	s->seq[s->placed++] = o;
+	s->free_at[c->device] = end;
+	account(s, c->device, c->op, 1, end);
+	s->second[s->placed] = false;
+	s->seq[s->placed++] = c->op;
+	if (c->op2 >= 0) {
+		account(s, c->device, c->op2, 1, end);
+		s->second[s->placed] = true;
+		s->seq[s->placed++] = c->op2;
+	}
 }
 
 static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, int64_t first_before)
 {
-	const struct instance *in = s->in;
-	int o = c->op, k = o / (s->L * s->M), l = o / s->M % s->L;
+	if (c->op2 >= 0) {
+		s->placed--;
+		account(s, c->device, c->op2, -1, 0);
+	}
 	s->placed--;
-	s->next[k * s->L + l]--;
-	s->rest[c->device] += inst_duration(in, k, l);
-	s->mem[c->device] -= inst_delta(in, k, l);
+	account(s, c->device, c->op, -1, 0);
 	s->free_at[c->device] = free_before;
 	s->first[c->device] = first_before;
-	s->end[o] = -1;
 }
 
 /* ---- dominance (memo) --------------------------------------------------------- */
@@ -278,6 +366,7 @@ static void dfs(struct bnb *s, int64_t t)
 			s->best = obj;
 			s->found = true;
 			memcpy(s->best_seq, s->seq, s->n * sizeof *s->seq);
+			memcpy(s->best_second, s->second, s->n * sizeof *s->second);
 		}
 		return;
 	}
@@ -285,7 +374,7 @@ static void dfs(struct bnb *s, int64_t t)
 		return;   /* no completion beats the incumbent */
 	if (s->memo && dominated(s))
 		return;   /* an earlier node of this placed set was no later anywhere */
-	struct cand *c = s->cands + (size_t)s->placed * s->K * s->L;
+	struct cand *c = s->cands + (size_t)s->placed * s->cand_cap;
 	int nc = candidates(s, t, c);
 	for (int i = 0; i < nc && !s->stopped && s->best > s->o->lower_bound; i++) {
 		int64_t free_before = s->free_at[c[i].device], first_before;
@@ -301,7 +390,8 @@ static struct schedule *to_schedule(const struct bnb *s)
 	struct schedule *sc = schedule_new(s->D);
 	for (int i = 0; sc && i < s->n; i++) {
 		int o = s->best_seq[i], k = o / (s->L * s->M), l = o / s->M % s->L, j = o % s->M;
-		if (schedule_push(sc, s->in->stage_device[l], k, l, j)) {
+		int d = s->in->stage_device[l];
+		if (schedule_push(sc, d, k, l, j) || (s->best_second[i] && schedule_join_last(sc, d))) {
 			schedule_free(sc);
 			sc = NULL;
 		}
@@ -317,6 +407,10 @@ static void release(struct bnb *s)
 	free(s->first);
 	free(s->mem);
 	free(s->rest);
+	free(s->rest_f);
+	free(s->rest_b);
+	free(s->second);
+	free(s->best_second);
 	free(s->tail);
 	free(s->seq);
 	free(s->best_seq);
@@ -338,12 +432,28 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->first = malloc(s->D * sizeof *s->first);
 	s->mem = calloc(s->D, sizeof *s->mem);
 	s->rest = calloc(s->D, sizeof *s->rest);
+	s->rest_f = calloc(s->D, sizeof *s->rest_f);
+	s->rest_b = calloc(s->D, sizeof *s->rest_b);
 	s->tail = malloc(s->K * s->L * sizeof *s->tail);
 	s->seq = malloc(s->n * sizeof *s->seq);
 	s->best_seq = malloc(s->n * sizeof *s->best_seq);
-	s->cands = malloc((size_t)s->n * s->K * s->L * sizeof *s->cands);
-	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem ||
-	    !s->rest || !s->tail || !s->seq || !s->best_seq || !s->cands)
+	s->second = calloc(s->n, sizeof *s->second);
+	s->best_second = calloc(s->n, sizeof *s->best_second);
+	s->pairs = in->has_overlap && in->overlap < 1;
+	/* singles: one per (kind, stage); pairs: an F and a B slot of one
+	 * device, at most L times the most stages a device has */
+	int vmax = 0;
+	for (int d = 0; d < s->D; d++) {
+		int v = 0;
+		for (int l = 0; l < s->L; l++)
+			v += in->stage_device[l] == d;
+		vmax = v > vmax ? v : vmax;
+	}
+	s->cand_cap = s->K * s->L + (s->pairs ? s->L * vmax : 0);
+	s->cands = malloc((size_t)s->n * s->cand_cap * sizeof *s->cands);
+	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem || !s->rest ||
+	    !s->rest_f || !s->rest_b || !s->tail || !s->seq || !s->best_seq || !s->second ||
+	    !s->best_second || !s->cands)
 		return err_set(err, "search: out of memory");
 	for (int o = 0; o < s->n; o++)
 		s->end[o] = -1;
@@ -356,6 +466,10 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	for (int d = 0; d < s->D; d++) {
 		s->first[d] = -1;
 		s->rest[d] = inst_device_load(in, d);
+	}
+	for (int l = 0; l < s->L; l++) {
+		s->rest_f[in->stage_device[l]] += inst_duration(in, OP_F, l) * s->M;
+		s->rest_b[in->stage_device[l]] += inst_duration(in, OP_B, l) * s->M;
 	}
 	return bound_tails(in, s->tail, err);
 }

@@ -24,6 +24,15 @@
  * and every placement must keep the device's memory within its limit
  * (charged at op start, in device order, as the simulator does).
  *
+ * F&B overlap (instance `overlap`, rho < 1): a candidate may also be an
+ * overlapped pair, the next F and the next B of two slots of one device,
+ * both ready, starting when the later is (so a forward that could start
+ * before t may still come as part of a pair). The load bound then drops
+ * what pairs can save, (1 - rho) min(remaining F load, remaining B load)
+ * on the device (each pair saves (1 - rho) min(a, b) at most, and those
+ * minima add up to at most either load). FIFO per slot stays without loss:
+ * a pair constrains two ops' times, not which micro-batches they are.
+ *
  * With `memo` (makespan only) the start-order rule is dropped: any op whose
  * inputs are placed may come next, and a node is pruned when an earlier
  * node with the same placed set (so the same memory on every device) had

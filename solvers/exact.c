@@ -528,15 +528,15 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (r->objective <= r->bound && !o->always_milp) {
 		r->bound = r->objective;
 		r->certified_by = "bound";
-	} else if (in->has_overlap && in->overlap < 1) {
-		/* the exact search and the MILPs time every op alone: on an
-		 * instance with F&B overlap their optimum is not the instance's,
-		 * so no proof beyond the bound (which does model the pairs) */
-		r->unproven = "overlap_not_modelled";
 	} else if (!o->always_milp && exact_search(in, o, t0, sim, r, err)) {
 		st = STATUS_ERROR;
 	} else if (r->certified_by) {
-		/* the exact search proved it */
+		/* the exact search proved it (it places overlapped pairs too) */
+	} else if (in->has_overlap && in->overlap < 1) {
+		/* the MILPs time every op alone: on an instance with F&B overlap
+		 * their optimum is not the instance's, so beyond the exact
+		 * search no proof but the bound's (which models the pairs) */
+		r->unproven = "overlap_not_modelled";
 	} else {
 		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,
 				      .t0 = t0, .kill_at = o->kill_at > 0 ? o->kill_at :
