@@ -687,8 +687,18 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 {
 	struct work w = {0};
 	bool paths = paths_alloc(&w, in);
-	/* job arrays: one job per op type, or every op of one stage */
-	int n = w.nodes > in->kinds * in->microbatches ? w.nodes : in->kinds * in->microbatches;
+	/* job arrays: one job per op type, or every op of one device (the
+	 * round trips take each op of each of its stages: test_overlap's brute
+	 * force found them written past kinds * M jobs on a device of two
+	 * stages) */
+	int *per = calloc(in->devices, sizeof *per);
+	int vmax = per ? 1 : in->stages;   /* out of memory: the most it can be */
+	for (int l = 0; per && l < in->stages; l++)
+		if (++per[in->stage_device[l]] > vmax)
+			vmax = per[in->stage_device[l]];
+	free(per);
+	long ops = (long)in->kinds * in->microbatches * vmax;
+	int n = w.nodes > ops ? w.nodes : (int)ops;
 	memset(b, 0, sizeof *b);
 	b->memory_at = -1;
 	b->round_trip_at = -1;

@@ -69,7 +69,7 @@ struct instance {
 	int64_t *limit;            /* [D] memory units; NULL if none */
 
 	enum objective objective;
-	/* F&B overlap (docs/formats.md, "overlap"): a device may run the
+	/* F&B overlap (docs/formats.md, instance key `overlap`): a device may run the
 	 * forward of one micro-batch and the input backward of another as one
 	 * overlapped pair, taking inst_pair_duration(); without it a pair's
 	 * ops run back to back, as two ops. */

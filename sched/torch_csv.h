@@ -9,7 +9,9 @@
  *   weight gradient. B is torch's full backward: in a schedule that has an
  *   I or a W anywhere it is B then W in one step, otherwise the fused B.
  * - "(a;b;...)OVERLAP_F_B" runs its sub-actions (compute actions only) in
- *   one step; pipeopt has no overlap, so they run back to back, in order.
+ *   one step. One F and one backward, next to each other in the order,
+ *   are an overlapped pair (schedule.h, with_prev; they overlap on an
+ *   instance with "overlap"); other sub-actions run back to back, in order.
  * - SEND_F, RECV_F, SEND_B, RECV_B, UNSHARD, RESHARD and REDUCE_GRAD, with
  *   or without a micro-batch, run no op.
  * - Every newline ends a row ("\r\n" too) and text after the last one is
