@@ -33,6 +33,7 @@
 #include "sched/bound.h"
 #include "sched/sim.h"
 #include "sched/torch_csv.h"
+#include "solvers/bnb.h"
 #include "test_schedules.h"
 #include "xorshift.h"
 
@@ -1254,7 +1255,31 @@ static void bf_compare(const struct bf *b, const char *json, const struct schedu
 	json_decref(j);
 }
 
+/* The exact search's proof on in equals the brute force's opt. */
+static void bnb_check(const struct instance *in, int64_t opt, const char *json)
+{
+	struct bnb_options o = {.time_limit = 0, .incumbent = INT64_MAX, .lower_bound = 0,
+				.memo = in->objective == OBJ_MAKESPAN};
+	struct bnb_result r;
+	struct error err = {{0}};
+	if (bnb_solve(in, &o, &r, &err))
+		fail_msg("bnb: %s\ninstance %s", err.msg, json);
+	if (!r.proved || r.objective != opt)
+		fail_msg("bnb %s %lld, brute force %lld\ninstance %s", r.proved ? "proved" : "stopped at",
+			 (long long)r.objective, (long long)opt, json);
+	/* its schedule, re-simulated, has that objective */
+	struct sim *s = sim_new(in);
+	struct sim_result sr;
+	assert_non_null(r.schedule);
+	if (sim_run(s, r.schedule, &sr, &err) || sr.objective != opt)
+		fail_msg("bnb's schedule simulates to %lld (%s), expected %lld\ninstance %s",
+			 (long long)sr.objective, err.msg, (long long)opt, json);
+	sim_free(s);
+	schedule_free(r.schedule);
+}
+
 struct bf_stats {
+	int bnb;
 	int instances, infeasible, below, bound_tight, span_instances;
 	long schedules, valid;
 };
@@ -1351,6 +1376,11 @@ static void bf_instance(struct bf *b, struct bf_stats *st)
 				 (long long)opt, (long long)opt_plain, json);
 		st->below += opt < opt_plain;
 		st->bound_tight += bd.best == opt;
+		/* (e) the exact search (solvers/bnb.c, which places pairs) proves
+		 * the brute force's optimum, with pairs and without */
+		bnb_check(in, opt, json);
+		bnb_check(plain, opt_plain, plain_json);
+		st->bnb += 2;
 	}
 	schedule_free(sc);
 	for (int d = 0; d < b->D; d++)
@@ -1451,9 +1481,11 @@ static void test_brute_force(void **state)
 	struct bf_stats st = {0};
 	bf_shapes(shapes, sizeof shapes / sizeof *shapes, 0x9e3779b97f4a7c15ULL, &st);
 	printf("overlap brute force: %d instances (%d span, %d infeasible), %ld schedules "
-	       "(%ld valid); OPT below the no-overlap OPT on %d; bound = OPT on %d\n",
+	       "(%ld valid); OPT below the no-overlap OPT on %d; bound = OPT on %d; "
+	       "the exact search proved OPT on %d instance variants\n",
 	       st.instances, st.span_instances, st.infeasible, st.schedules, st.valid, st.below,
-	       st.bound_tight);
+	       st.bound_tight, st.bnb);
+	assert_int_equal(st.bnb, 2 * (st.instances - st.infeasible));
 	/* (d) the test exercises pairs that pay */
 	assert_true(st.below > 0);
 	assert_true(st.instances - st.infeasible > st.instances / 2);
