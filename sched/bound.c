@@ -790,7 +790,8 @@ static enum status overlap_relaxed(const struct instance *in, double lambda,
 				ok = false;   /* this lambda cuts an op to nothing: skip it */
 			json_array_append_new(a, json_integer(v));
 		}
-		ok = ok && a && !json_object_set_new(cost, op_kind_name(k), a);
+		if (!a || json_object_set_new(cost, op_kind_name(k), a))   /* steals a */
+			ok = false;
 	}
 	for (int e = 0; ok && e < in->nedges; e++)
 		json_array_append_new(comm, json_integer(OVERLAP_SCALE * in->edge_comm[e]));
@@ -806,7 +807,8 @@ static enum status overlap_relaxed(const struct instance *in, double lambda,
 	json_decref(cost);
 	json_decref(comm);
 	json_decref(j);
-	return j ? st : err_set(err, "bound: out of memory");
+	return st;   /* *out NULL (a cut to nothing, or out of memory): this
+	                lambda is skipped, the others still bound */
 }
 
 static int64_t scaled_back(int64_t v)

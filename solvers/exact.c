@@ -473,8 +473,11 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * within 2 s, most under 0.3 s; p4 m32 fused in 1.8 s; the MILP needs
 	 * the rest), 10 s without a limit */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
+	/* with F&B overlap no MILP follows (it cannot model the pairs): the
+	 * search gets all the time */
+	bool pairs = in->has_overlap && in->overlap < 1;
 	double share = o->search_share > 0 && o->search_share <= 1 ? o->search_share
-		       : span ? 0.5 : 0.1;
+		       : pairs ? 0.95 : span ? 0.5 : 0.1;
 	double limit = left * share;
 	if (!span && o->time_limit <= 0)
 		limit = 10;
