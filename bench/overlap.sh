@@ -23,7 +23,7 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 fams="zb-v v-half v-min dualpipev"
 printf '| m | overlap | %s | search %s s (pairs added) | bound | search above bound |\n' "$(echo $fams | sed 's/ / | /g')" "$limit"
-printf '|---|---|%s---|---|---|---|\n' "$(for f in $fams; do printf -- '---|'; done)"
+printf '|---|---|%s---|---|---|\n' "$(for f in $fams; do printf -- '---|'; done)"
 for m in $ms; do for rho in none 0.5 0; do
   python3 - "$m" "$rho" > "$dir/i.json" <<'PY'
 import json, sys

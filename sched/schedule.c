@@ -151,6 +151,7 @@ struct schedule *schedule_copy(const struct schedule *s)
 				schedule_free(c);
 				return NULL;
 			}
+			c->rows[d].ops[i].with_prev = o->with_prev;   /* pairs too */
 		}
 	if (c && s->layout && layout_copy(c, s->layout)) {
 		schedule_free(c);
