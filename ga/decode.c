@@ -43,6 +43,8 @@ struct decoder {
 	uint8_t *queued;       /* [D] */
 	int top;
 	struct decode_stats st;
+	bool pairs;            /* overlap: adjacent ready F and B run as a pair */
+	uint8_t *second;       /* [n] out[i] runs with out[i - 1] as a pair */
 };
 
 struct decoder *decoder_new(const struct layout *lay)
@@ -69,9 +71,11 @@ struct decoder *decoder_new(const struct layout *lay)
 	dc->mem = malloc(D * sizeof *dc->mem);
 	dc->stack = malloc(D * sizeof *dc->stack);
 	dc->queued = malloc(D);
+	dc->pairs = in->has_overlap && in->overlap < 1;
+	dc->second = calloc(lay->n ? lay->n : 1, 1);
 	if (!dc->end || !dc->qpos || !dc->head || !dc->used || !dc->out || !dc->cur ||
 	    !dc->outpos || !dc->forced || !dc->free_at || !dc->first_start ||
-	    !dc->mem || !dc->stack || !dc->queued) {
+	    !dc->mem || !dc->stack || !dc->queued || !dc->second) {
 		decoder_free(dc);
 		return NULL;
 	}
@@ -95,6 +99,7 @@ void decoder_free(struct decoder *dc)
 	free(dc->mem);
 	free(dc->stack);
 	free(dc->queued);
+	free(dc->second);
 	free(dc);
 }
 
@@ -104,6 +109,8 @@ static void reset(struct decoder *dc, const gene_t *g)
 	int D = dc->in->devices, M = dc->M;
 	memset(dc->end, 0xff, lay->n * sizeof *dc->end);   /* all -1 */
 	memset(dc->used, 0, lay->n);
+	if (dc->pairs)
+		memset(dc->second, 0, lay->n);
 	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
 	for (int i = 0; i < lay->n; i++)
 		dc->qpos[g[i] * M + dc->head[g[i]]++] = i;
@@ -364,6 +371,91 @@ static bool finished(const struct decoder *dc)
 	return true;
 }
 
+/* Wake the devices that may wait for op (k, l), ended on device d. */
+static void wake(struct decoder *dc, int d, int k, int l)
+{
+	int from, to;
+	const struct stage_link *nb = op_dependents(dc->in, k, l, &from, &to);
+	for (int i = from; i < to; i++) {
+		int e = dc->in->stage_device[nb[i].stage];
+		if (e != d && !dc->queued[e]) {
+			dc->queued[e] = 1;
+			dc->stack[dc->top++] = e;
+		}
+	}
+}
+
+/*
+ * Overlap, the second pass (genome.h): time the decoded order dc->out
+ * again, running an op and the next of its device's order as one pair
+ * when they are an F and a B, the second's inputs have arrived by the time
+ * the first can start, and memory allows it (the pair's F counts first:
+ * after a B it must fit before the B's release; the order itself was
+ * checked in the first pass). Pairs only merge neighbours that are both
+ * ready, so no device waits on one it did not wait on before: no deadlock.
+ * The pass depends on the order alone, so a decoded genome decodes to the
+ * same pairs and fitness. Fills end, free_at, first_start and second.
+ */
+static void pair_pass(struct decoder *dc)
+{
+	const struct instance *in = dc->in;
+	const struct layout *lay = dc->lay;
+	int D = in->devices, L = dc->L;
+	memset(dc->end, 0xff, lay->n * sizeof *dc->end);
+	memset(dc->second, 0, lay->n);
+	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
+	dc->top = 0;
+	for (int d = 0; d < D; d++) {
+		dc->cur[d] = lay->row_start[d];
+		dc->free_at[d] = 0;
+		dc->first_start[d] = -1;
+		dc->mem[d] = 0;
+		dc->queued[d] = 1;
+		dc->stack[dc->top++] = D - 1 - d;
+	}
+	while (dc->top > 0) {
+		int d = dc->stack[--dc->top], last = lay->row_start[d + 1], w;
+		dc->queued[d] = 0;
+		for (int p = dc->cur[d]; p < last; p = dc->cur[d]) {
+			int q = dc->out[p], k = q / L, l = q % L;
+			int64_t st = op_ready_time(in, dc->end, k, l, dc->head[q], dc->free_at[d], &w);
+			if (st < 0)
+				break;
+			int n = 1, q2 = p + 1 < last ? dc->out[p + 1] : 0, k2 = q2 / L, l2 = q2 % L;
+			int64_t dur = in->cost[k][l];
+			if (p + 1 < last && ((k == OP_F && k2 == OP_B) || (k == OP_B && k2 == OP_F)) &&
+			    op_ready_time(in, dc->end, k2, l2, dc->head[q2], st, &w) == st &&
+			    !(k == OP_B && in->has_limit &&
+			      dc->mem[d] + inst_delta(in, k2, l2) > in->limit[d])) {
+				n = 2;
+				dur = inst_pair_cost(in, in->cost[k][l], in->cost[k2][l2]);
+				dc->second[p + 1] = 1;
+			}
+			for (int i = 0; i < n; i++) {
+				int qi = dc->out[p + i], ki = qi / L, li = qi % L;
+				dc->end[(ki * L + li) * dc->M + dc->head[qi]++] = st + dur;
+				dc->mem[d] += inst_delta(in, ki, li);
+			}
+			if (dc->first_start[d] < 0)
+				dc->first_start[d] = st;
+			dc->free_at[d] = st + dur;
+			dc->cur[d] = p + n;
+			wake(dc, d, k, l);
+			if (n == 2)
+				wake(dc, d, k2, l2);
+		}
+	}
+}
+
+struct schedule *decoder_schedule(const struct decoder *dc, const gene_t *g)
+{
+	struct schedule *s = genome_to_schedule(dc->lay, g);
+	for (int d = 0; s && dc->pairs && d < s->devices; d++)
+		for (int i = 1; i < s->rows[d].len; i++)
+			s->rows[d].ops[i].with_prev = dc->second[dc->lay->row_start[d] + i];
+	return s;
+}
+
 struct fitness decoder_run(struct decoder *dc, gene_t *g,
 			   struct decode_stats *stats)
 {
@@ -382,6 +474,8 @@ struct fitness decoder_run(struct decoder *dc, gene_t *g,
 		if (!break_deadlock(dc))
 			goto out;
 	}
+	if (dc->pairs)
+		pair_pass(dc);
 	memcpy(g, dc->out, lay->n * sizeof *g);
 	f = measure(dc);
 out:

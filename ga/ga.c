@@ -595,7 +595,15 @@ static void add_pairs(struct search *s, struct sim *sim, struct schedule **sc,
 static enum status finish(struct search *s, struct ga_seed *seeds, struct ga_result *r,
 			  struct error *err)
 {
-	struct schedule *sc = genome_to_schedule(&s->lay, s->best.g);
+	/* decoded again (a decoded genome decodes to itself) for its pairs */
+	gene_t *g = malloc(s->lay.n * sizeof *g);
+	struct schedule *sc = NULL;
+	if (g) {
+		memcpy(g, s->best.g, s->lay.n * sizeof *g);
+		decoder_run(s->pool.dec[0], g, NULL);
+		sc = decoder_schedule(s->pool.dec[0], g);
+		free(g);
+	}
 	struct sim *sim = sim_new(s->in);
 	struct sim_result sr;
 	enum status st = STATUS_OK;

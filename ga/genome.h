@@ -117,8 +117,20 @@ struct decoder *decoder_new(const struct layout *lay);
 void decoder_free(struct decoder *dc);
 
 /* Decode g in place (repairs written back) and return its fitness. The
- * decoder's start/end arrays (by op id) hold the times until the next call. */
+ * decoder's start/end arrays (by op id) hold the times until the next call.
+ *
+ * F&B overlap (instance `overlap`, rho < 1): a second pass times the
+ * decoded order again, running an op and the next of its device's order
+ * as one overlapped pair when they are an F and a B whose inputs have both
+ * arrived by the time the first can start (and memory allows the pair).
+ * The rule depends on the order alone, so the GA chooses pairs through the
+ * order (ready neighbours pair; another op between them keeps them
+ * apart), and a decoded genome still decodes to itself. */
 struct fitness decoder_run(struct decoder *dc, gene_t *g,
 			   struct decode_stats *stats);
+
+/* The last decode's genome as a schedule, its overlapped pairs marked
+ * (genome_to_schedule knows orders only); NULL when out of memory. */
+struct schedule *decoder_schedule(const struct decoder *dc, const gene_t *g);
 
 #endif

@@ -208,11 +208,10 @@ static enum status build_cell(struct cell_parse *c, int d, const struct cell *cl
 	 * of a split schedule is F, B, W with the pair first; "(B;F)" there
 	 * runs back to back, the W between) */
 	const struct sched_row *row = &c->s->rows[d];
-	const struct op *o = row->ops + row->len - ops;
-	if (cl->nact == 2 && ops >= 2 &&
-	    ((o[0].kind == OP_F && o[1].kind == OP_B) ||
-	     (ops == 2 && o[0].kind == OP_B && o[1].kind == OP_F)))
-		row->ops[row->len - ops + 1].with_prev = true;
+	const struct op *o = cl->nact == 2 && ops >= 2 ? row->ops + row->len - ops : NULL;
+	if (o && ((o[0].kind == OP_F && o[1].kind == OP_B) ||
+		  (ops == 2 && o[0].kind == OP_B && o[1].kind == OP_F)))
+		row->ops[row->len - ops + 1].with_prev = true;   /* (no pointer into an empty row) */
 	if (schedule_cell_push(c->s, d, ops, cl->text))
 		return err_set(c->err, "torch csv '%s': out of memory", c->source);
 	return STATUS_OK;

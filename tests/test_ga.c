@@ -433,6 +433,18 @@ static const struct agree_case agree_cases[] = {
 	{"idle device split span",
 	 "{\"devices\":3,\"microbatches\":3,\"placement\":[0,2],\"cost\":{\"F\":2,\"B\":1,\"W\":1},"
 	 "\"comm\":1,\"objective\":\"span\"}", false},
+	/* F&B overlap: the decoder pairs adjacent ready F and B (genome.h) */
+	{"chain3 fused overlap 0.5 mem",
+	 "{\"devices\":3,\"microbatches\":5,\"cost\":{\"F\":[2,1,3],\"B\":[3,2,2]},\"comm\":1,"
+	 "\"memory\":{\"F\":1,\"B\":-1,\"limit\":3},\"overlap\":{\"factor\":0.5}}", true},
+	{"v 2x2 split overlap 0 mem",
+	 "{\"devices\":2,\"microbatches\":4,\"chunks\":2,\"placement\":\"v\","
+	 "\"cost\":{\"F\":2,\"B\":2,\"W\":1},\"comm\":1,"
+	 "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8},\"overlap\":{\"factor\":0}}", true},
+	{"interleaved 2x2 split overlap 0.25 span",
+	 "{\"devices\":2,\"microbatches\":4,\"chunks\":2,\"placement\":\"interleaved\","
+	 "\"cost\":{\"F\":[1,2,1,2],\"B\":[2,2,3,1],\"W\":1},\"comm\":1,"
+	 "\"overlap\":{\"factor\":0.25},\"objective\":\"span\"}", false},
 };
 
 #define AGREE_ITERS 300
@@ -455,7 +467,7 @@ static void test_decoder_agrees_with_simulator(void **state)
 		assert_non_null(g);
 		struct rng r;
 		rng_seed(&r, 1000 + c);
-		int infeasible = 0, repaired = 0;
+		int infeasible = 0, repaired = 0, pairs = 0;
 		for (int it = 0; it < AGREE_ITERS; it++) {
 			if (nfam >= 2 && rng_below(&r, 3) == 0) {
 				int a = rng_below(&r, nfam), b = rng_below(&r, nfam);
@@ -481,7 +493,12 @@ static void test_decoder_agrees_with_simulator(void **state)
 			if (st.memory_repairs || st.deadlock_repairs || st.w_fills)
 				repaired++;
 			check_rows_ok(&lay, g, t->name);
-			struct outcome o = simulate_genome(&lay, g);
+			/* with its pairs (overlap), as the decoder ran them */
+			struct schedule *dsc = decoder_schedule(dc, g);
+			assert_non_null(dsc);
+			pairs += schedule_has_pairs(dsc);
+			struct outcome o = simulate(in, dsc);
+			schedule_free(dsc);
 			if (o.st)
 				fail_msg("case '%s' iter %d: the decoded genome does not simulate: %s",
 					 t->name, it, o.err.msg);
@@ -516,6 +533,9 @@ static void test_decoder_agrees_with_simulator(void **state)
 		if (infeasible * 5 >= AGREE_ITERS * 3)
 			fail_msg("case '%s': %d of %d decodes infeasible", t->name, infeasible,
 				 AGREE_ITERS);
+		/* with overlap the decodes did pair, and only then */
+		if ((in->has_overlap && pairs == 0) || (!in->has_overlap && pairs > 0))
+			fail_msg("case '%s': %d of %d decodes with pairs", t->name, pairs, AGREE_ITERS);
 		/* the random genomes did exercise the repairs */
 		if (repaired == 0)
 			fail_msg("case '%s': no decode needed a repair", t->name);
