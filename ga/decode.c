@@ -153,6 +153,20 @@ static int next_slot(struct decoder *dc, const gene_t *g, int d)
 	return dc->cur[d] < end ? g[dc->cur[d]] : -1;
 }
 
+/* Wake the devices that may wait for op (k, l), ended on device d. */
+static void wake(struct decoder *dc, int d, int k, int l)
+{
+	int from, to;
+	const struct stage_link *nb = op_dependents(dc->in, k, l, &from, &to);
+	for (int i = from; i < to; i++) {
+		int e = dc->in->stage_device[nb[i].stage];
+		if (e != d && !dc->queued[e]) {
+			dc->queued[e] = 1;
+			dc->stack[dc->top++] = e;
+		}
+	}
+}
+
 /* Run slot q's next op on device d at `start`; wake the devices that may
  * wait for it. */
 static void place(struct decoder *dc, int d, int q, int64_t start)
@@ -169,15 +183,7 @@ static void place(struct decoder *dc, int d, int q, int64_t start)
 	dc->free_at[d] = dc->end[id];
 	dc->mem[d] += inst_delta(in, k, l);
 	dc->forced[d] = -1;
-	int from, to;
-	const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
-	for (int i = from; i < to; i++) {
-		int e = in->stage_device[nb[i].stage];
-		if (e != d && !dc->queued[e]) {
-			dc->queued[e] = 1;
-			dc->stack[dc->top++] = e;
-		}
-	}
+	wake(dc, d, k, l);
 }
 
 /* Whether the W of stage l has a micro-batch whose B has run. */
@@ -369,20 +375,6 @@ static bool finished(const struct decoder *dc)
 		if (dc->outpos[d] < dc->lay->row_start[d + 1])
 			return false;
 	return true;
-}
-
-/* Wake the devices that may wait for op (k, l), ended on device d. */
-static void wake(struct decoder *dc, int d, int k, int l)
-{
-	int from, to;
-	const struct stage_link *nb = op_dependents(dc->in, k, l, &from, &to);
-	for (int i = from; i < to; i++) {
-		int e = dc->in->stage_device[nb[i].stage];
-		if (e != d && !dc->queued[e]) {
-			dc->queued[e] = 1;
-			dc->stack[dc->top++] = e;
-		}
-	}
 }
 
 /*

@@ -1338,6 +1338,8 @@ static void test_ga_zb_small_optimum(void **state)
 struct stand_in {
 	int calls, microbatches;
 	int64_t claim;
+	double wait;           /* seconds before answering, unless stopped */
+	bool stopped;          /* it saw stop_requested() in its thread */
 };
 
 static enum status stand_in_solve(void *ctx, const struct instance *small, double seconds,
@@ -1348,6 +1350,9 @@ static enum status stand_in_solve(void *ctx, const struct instance *small, doubl
 	(void)seconds;
 	x->calls++;
 	x->microbatches = small->microbatches;
+	double t0 = clock_seconds();
+	while (clock_seconds() - t0 < x->wait && !(x->stopped = stop_requested()))
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 	if (family_generate("1f1b", small, out, &err))
 		fail_msg("1f1b: %s", err.msg);
 	*bound = x->claim;
@@ -1407,43 +1412,19 @@ static void test_ga_exact_seed_whole_or_reduced(void **state)
  * the thread's stop flag, returns within seconds, and the command itself
  * is not interrupted.
  */
-struct alongside {
-	int calls, microbatches;
-	double wait;           /* seconds before answering, unless stopped */
-	bool stopped;          /* it saw stop_requested() in its thread */
-};
-
-static enum status alongside_solve(void *ctx, const struct instance *small, double seconds,
-				   struct schedule **out, int64_t *bound, char *note, int note_len)
-{
-	struct alongside *x = ctx;
-	struct error err;
-	(void)seconds;
-	x->calls++;
-	x->microbatches = small->microbatches;
-	double t0 = clock_seconds();
-	while (clock_seconds() - t0 < x->wait && !(x->stopped = stop_requested()))
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-	if (family_generate("1f1b", small, out, &err))
-		fail_msg("1f1b: %s", err.msg);
-	*bound = 89;
-	snprintf(note, note_len, "stand-in");
-	return STATUS_OK;
-}
-
 static void test_ga_exact_alongside(void **state)
 {
 	(void)state;
 	struct instance *in = parse_instance_ok(
 		"{\"devices\":8,\"microbatches\":12,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
 		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":16}}");
-	struct alongside x = {.wait = 0.3};
+	struct stand_in x = {.claim = 89, .wait = 0.3};
 	struct ga_options o;
 	ga_quick_options(&o);
 	o.generations = 0;
 	o.time_limit = 20;
 	o.exact_seed = o.exact_alongside = true;
-	o.exact_solve = alongside_solve;
+	o.exact_solve = stand_in_solve;
 	o.exact_ctx = &x;
 	struct ga_result r;
 	run_ok(in, &o, &r);
@@ -1465,7 +1446,7 @@ static void test_ga_exact_alongside(void **state)
 	assert_true(seen);
 	ga_result_release(&r);
 	/* (b) cancelled: done at once by the target (1f1b's 89 is a seed) */
-	x = (struct alongside){.wait = 30};
+	x = (struct stand_in){.claim = 89, .wait = 30};
 	o.target = 89;
 	double t0 = clock_seconds();
 	run_ok(in, &o, &r);

@@ -35,120 +35,12 @@
 #include "sched/torch_csv.h"
 #include "solvers/bnb.h"
 #include "test_schedules.h"
+#include "timeline.h"
 #include "xorshift.h"
 
 /* ---- helpers -------------------------------------------------------------- */
 
-/* Append a row written as "F(0,0) F(0,1) +B(0,0) B(0,1)" to device d: a '+'
- * joins the op with the one before it (schedule_join_last). */
-static void push_pair_row(struct schedule *sc, int d, const char *text)
-{
-	const char *p = text;
-	for (;;) {
-		while (*p == ' ')
-			p++;
-		if (!*p)
-			break;
-		bool join = *p == '+';
-		if (join)
-			p++;
-		int k = 0, l = 0, j = 0;
-		if (!parse_op(&p, &k, &l, &j))
-			fail_msg("bad test row at '%s'", p);
-		assert_int_equal(schedule_push(sc, d, k, l, j), STATUS_OK);
-		if (join)
-			assert_int_equal(schedule_join_last(sc, d), STATUS_OK);
-	}
-}
-
-static struct schedule *pair_schedule(int D, const char *const *rows)
-{
-	struct schedule *sc = schedule_new(D);
-	assert_non_null(sc);
-	for (int d = 0; d < D; d++)
-		if (rows[d])
-			push_pair_row(sc, d, rows[d]);
-	return sc;
-}
-
-/* Run the schedule (rows in this file's notation) on the instance and
- * expect an error; returns the message in *err. Also without an error
- * record: still an error. */
-static void expect_sim_error(const char *json, int D, const char *const *rows,
-			     struct error *err)
-{
-	struct instance *in = parse_instance_ok(json);
-	struct schedule *sc = pair_schedule(D, rows);
-	struct sim *s = sim_new(in);
-	assert_non_null(s);
-	struct sim_result r;
-	memset(err, 0, sizeof *err);
-	assert_int_equal(sim_run(s, sc, &r, err), STATUS_ERROR);
-	assert_true(err->msg[0] != '\0');
-	if (strchr(err->msg, '\n'))
-		fail_msg("message is not one line: %s", err->msg);
-	assert_int_equal(sim_run(s, sc, &r, NULL), STATUS_ERROR);
-	sim_free(s);
-	schedule_free(sc);
-	instance_free(in);
-}
-
 /* ---- 1. hand-drawn timelines ------------------------------------------------- */
-
-struct op_time {
-	const char *op;          /* "F(0,1)" */
-	int64_t start, end;
-};
-
-struct timeline {
-	const char *name;
-	const char *json;
-	int devices;
-	const char *rows[2];
-	struct op_time ops[16];  /* every op of the instance */
-	int64_t makespan, span, busy;
-	double bubble;
-	int64_t peak[2];
-};
-
-static void check_timeline(const struct timeline *t)
-{
-	struct instance *in = parse_instance_ok(t->json);
-	struct schedule *sc = pair_schedule(t->devices, t->rows);
-	struct sim *s = sim_new(in);
-	struct sim_result r;
-	struct error err = {{0}};
-	assert_non_null(s);
-	if (sim_run(s, sc, &r, &err))
-		fail_msg("%s: sim_run failed: %s", t->name, err.msg);
-	int n = 0;
-	while (n < 16 && t->ops[n].op)
-		n++;
-	if (n != inst_nops(in))
-		fail_msg("%s: the test names %d ops, the instance has %d", t->name, n,
-			 inst_nops(in));
-	for (int i = 0; i < n; i++) {
-		const char *p = t->ops[i].op;
-		int k = 0, l = 0, j = 0;
-		assert_true(parse_op(&p, &k, &l, &j));
-		int id = inst_op_id(in, k, l, j);
-		if (r.start[id] != t->ops[i].start || r.end[id] != t->ops[i].end)
-			fail_msg("%s: %s: got [%lld, %lld), expected [%lld, %lld)", t->name,
-				 t->ops[i].op, (long long)r.start[id], (long long)r.end[id],
-				 (long long)t->ops[i].start, (long long)t->ops[i].end);
-	}
-	if (r.makespan != t->makespan || r.span != t->span || r.busy != t->busy)
-		fail_msg("%s: makespan %lld span %lld busy %lld, expected %lld %lld %lld",
-			 t->name, (long long)r.makespan, (long long)r.span, (long long)r.busy,
-			 (long long)t->makespan, (long long)t->span, (long long)t->busy);
-	assert_int_equal(r.objective, t->makespan);
-	assert_double_near(r.bubble_ratio, t->bubble, 1e-12);
-	for (int d = 0; d < t->devices; d++)
-		assert_int_equal(r.peak_memory[d], t->peak[d]);
-	sim_free(s);
-	schedule_free(sc);
-	instance_free(in);
-}
 
 #define ONE_DEV(f, b, overlap)                                                 \
 	"{\"devices\":1,\"microbatches\":2,\"cost\":{\"F\":" #f ",\"B\":" #b "}" \
@@ -166,22 +58,22 @@ static void check_timeline(const struct timeline *t)
  * makespan 9 = span; busy 2 + 4 + 3 = 9 (the pair once), bubble 0.
  */
 static const struct timeline one_dev_half = {
-	"one device, rho 0.5",
 	ONE_DEV(2, 3, ",\"overlap\":{\"factor\":0.5}"),
 	1,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 6}, {"B(0,0)", 2, 6}, {"B(0,1)", 6, 9}},
-	9, 9, 9, 0.0, {0},
+	9, 9, 9, 9, 0.0, {0},
+	"one device, rho 0.5",
 };
 
 /* The same pair listed (B, F): a pair is unordered, the same times. */
 static const struct timeline one_dev_half_bf = {
-	"one device, rho 0.5, listed (B, F)",
 	ONE_DEV(2, 3, ",\"overlap\":{\"factor\":0.5}"),
 	1,
 	{"F(0,0) B(0,0) +F(0,1) B(0,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 6}, {"B(0,0)", 2, 6}, {"B(0,1)", 6, 9}},
-	9, 9, 9, 0.0, {0},
+	9, 9, 9, 9, 0.0, {0},
+	"one device, rho 0.5, listed (B, F)",
 };
 
 /*
@@ -194,65 +86,65 @@ static const struct timeline one_dev_half_bf = {
  * makespan 10, busy 2 + 2 + 3 + 3 = 10.
  */
 static const struct timeline one_dev_plain = {
-	"one device, no overlap key",
 	ONE_DEV(2, 3, ""),
 	1,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 4}, {"B(0,0)", 4, 7}, {"B(0,1)", 7, 10}},
-	10, 10, 10, 0.0, {0},
+	10, 10, 10, 10, 0.0, {0},
+	"one device, no overlap key",
 };
 
 /* Listed (B, F) without the key: B(0,0) [2,5) then F(0,1) [5,7). */
 static const struct timeline one_dev_plain_bf = {
-	"one device, no overlap key, listed (B, F)",
 	ONE_DEV(2, 3, ""),
 	1,
 	{"F(0,0) B(0,0) +F(0,1) B(0,1)"},
 	{{"F(0,0)", 0, 2}, {"B(0,0)", 2, 5}, {"F(0,1)", 5, 7}, {"B(0,1)", 7, 10}},
-	10, 10, 10, 0.0, {0},
+	10, 10, 10, 10, 0.0, {0},
+	"one device, no overlap key, listed (B, F)",
 };
 
 /* rho = 0: the pair is max(2, 3) = 3, [2, 5); B(0,1) [5, 8). busy 8. */
 static const struct timeline one_dev_zero = {
-	"one device, rho 0",
 	ONE_DEV(2, 3, ",\"overlap\":{\"factor\":0}"),
 	1,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 5}, {"B(0,0)", 2, 5}, {"B(0,1)", 5, 8}},
-	8, 8, 8, 0.0, {0},
+	8, 8, 8, 8, 0.0, {0},
+	"one device, rho 0",
 };
 
 /* rho = 1: the pair is 3 + 2 = 5 (no gain), [2, 7); B(0,1) [7, 10): the
  * makespan of running them back to back, but F(0,1) now ends at 7, not 4. */
 static const struct timeline one_dev_one = {
-	"one device, rho 1",
 	ONE_DEV(2, 3, ",\"overlap\":{\"factor\":1}"),
 	1,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 7}, {"B(0,0)", 2, 7}, {"B(0,1)", 7, 10}},
-	10, 10, 10, 0.0, {0},
+	10, 10, 10, 10, 0.0, {0},
+	"one device, rho 1",
 };
 
 /* F = 3, B = 5, rho = 0.3: pair 5 + ceil(0.9) = 6, [3, 9); B(0,1) [9, 14).
  * (0.3 * 3 is 0.8999999999999999 in binary: the ceiling is still 1.) */
 static const struct timeline one_dev_03 = {
-	"one device, rho 0.3",
 	ONE_DEV(3, 5, ",\"overlap\":{\"factor\":0.3}"),
 	1,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)"},
 	{{"F(0,0)", 0, 3}, {"F(0,1)", 3, 9}, {"B(0,0)", 3, 9}, {"B(0,1)", 9, 14}},
-	14, 14, 14, 0.0, {0},
+	14, 14, 14, 14, 0.0, {0},
+	"one device, rho 0.3",
 };
 
 /* F = 3, B = 5, rho = 0.7: pair 5 + ceil(2.1) = 8, [3, 11); B(0,1) [11, 16).
  * (0.7 * 3 is 2.0999999999999996 in binary: the ceiling is 3.) */
 static const struct timeline one_dev_07 = {
-	"one device, rho 0.7",
 	ONE_DEV(3, 5, ",\"overlap\":{\"factor\":0.7}"),
 	1,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)"},
 	{{"F(0,0)", 0, 3}, {"F(0,1)", 3, 11}, {"B(0,0)", 3, 11}, {"B(0,1)", 11, 16}},
-	16, 16, 16, 0.0, {0},
+	16, 16, 16, 16, 0.0, {0},
+	"one device, rho 0.7",
 };
 
 #define TWO_DEV(cost, overlap)                                                 \
@@ -276,13 +168,13 @@ static const struct timeline one_dev_07 = {
  * dev1 2+3+2+3 = 10 -> 19; bubble 1 - 19/46.
  */
 static const struct timeline two_dev_b_late = {
-	"two devices, the pair waits for its B's input",
 	TWO_DEV("{\"F\":2,\"B\":3}", ",\"overlap\":{\"factor\":0.5}"),
 	2,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)", "F(1,0) B(1,0) F(1,1) B(1,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 9, 13}, {"B(0,0)", 9, 13}, {"B(0,1)", 20, 23},
 	 {"F(1,0)", 3, 5}, {"B(1,0)", 5, 8}, {"F(1,1)", 14, 16}, {"B(1,1)", 16, 19}},
-	23, 23, 19, 1.0 - 19.0 / 46.0, {0, 0},
+	23, 23, 23, 19, 1.0 - 19.0 / 46.0, {0, 0},
+	"two devices, the pair waits for its B's input",
 };
 
 /*
@@ -298,13 +190,13 @@ static const struct timeline two_dev_b_late = {
  * dev1 13 - 3 = 10. busy 20; bubble 1 - 20/34.
  */
 static const struct timeline two_dev_b_late_plain = {
-	"two devices, no overlap key",
 	TWO_DEV("{\"F\":2,\"B\":3}", ""),
 	2,
 	{"F(0,0) F(0,1) +B(0,0) B(0,1)", "F(1,0) B(1,0) F(1,1) B(1,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 4}, {"B(0,0)", 9, 12}, {"B(0,1)", 14, 17},
 	 {"F(1,0)", 3, 5}, {"B(1,0)", 5, 8}, {"F(1,1)", 8, 10}, {"B(1,1)", 10, 13}},
-	17, 17, 20, 1.0 - 20.0 / 34.0, {0, 0},
+	17, 17, 17, 20, 1.0 - 20.0 / 34.0, {0, 0},
+	"two devices, no overlap key",
 };
 
 /*
@@ -323,13 +215,13 @@ static const struct timeline two_dev_b_late_plain = {
  * dev1 14 - 4 = 10. busy: dev0 12, dev1 1+4+3 = 8 -> 20; bubble 1 - 20/36.
  */
 static const struct timeline two_dev_f_late = {
-	"two devices, the pair waits for its F's input",
 	TWO_DEV("{\"F\":[3,1],\"B\":3}", ",\"overlap\":{\"factor\":0.5}"),
 	2,
 	{"F(0,0) F(0,1) B(0,0) B(0,1)", "F(1,0) F(1,1) +B(1,0) B(1,1)"},
 	{{"F(0,0)", 0, 3}, {"F(0,1)", 3, 6}, {"B(0,0)", 12, 15}, {"B(0,1)", 15, 18},
 	 {"F(1,0)", 4, 5}, {"F(1,1)", 7, 11}, {"B(1,0)", 7, 11}, {"B(1,1)", 11, 14}},
-	18, 18, 20, 1.0 - 20.0 / 36.0, {0, 0},
+	18, 18, 18, 20, 1.0 - 20.0 / 36.0, {0, 0},
+	"two devices, the pair waits for its F's input",
 };
 
 /*
@@ -347,14 +239,14 @@ static const struct timeline two_dev_f_late = {
  * B(1,1) [8,10), B(0,1) [10,12). makespan 12, busy 1+1+2+1+3+2+2 = 12.
  */
 static const struct timeline one_dev_two_stages = {
-	"one device, two stages, a pair across stages",
 	"{\"devices\":1,\"microbatches\":2,\"placement\":[0,0],\"edges\":[[0,1]],"
 	"\"cost\":{\"F\":1,\"B\":2},\"comm\":5,\"overlap\":{\"factor\":0.5}}",
 	1,
 	{"F(0,0) F(1,0) B(1,0) F(0,1) F(1,1) +B(0,0) B(1,1) B(0,1)"},
 	{{"F(0,0)", 0, 1}, {"F(1,0)", 1, 2}, {"B(1,0)", 2, 4}, {"B(0,0)", 5, 8},
 	 {"F(0,1)", 4, 5}, {"F(1,1)", 5, 8}, {"B(1,1)", 8, 10}, {"B(0,1)", 10, 12}},
-	12, 12, 12, 0.0, {0},
+	12, 12, 12, 12, 0.0, {0},
+	"one device, two stages, a pair across stages",
 };
 
 /*
@@ -368,14 +260,14 @@ static const struct timeline one_dev_two_stages = {
  * makespan 9, busy 2+3+1+2+1 = 9.
  */
 static const struct timeline one_dev_split = {
-	"one device, split backward",
 	"{\"devices\":1,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2,\"W\":1},"
 	"\"overlap\":{\"factor\":0.5}}",
 	1,
 	{"F(0,0) F(0,1) +B(0,0) W(0,0) B(0,1) W(0,1)"},
 	{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 5}, {"B(0,0)", 2, 5}, {"W(0,0)", 5, 6},
 	 {"B(0,1)", 6, 8}, {"W(0,1)", 8, 9}},
-	9, 9, 9, 0.0, {0},
+	9, 9, 9, 9, 0.0, {0},
+	"one device, split backward",
 };
 
 static void test_timelines(void **state)
@@ -439,7 +331,7 @@ static void test_pair_cost(void **state)
 static void peak_of(const char *json, const char *row, int64_t peak, int64_t makespan)
 {
 	struct instance *in = parse_instance_ok(json);
-	struct schedule *sc = pair_schedule(1, (const char *const[]){row});
+	struct schedule *sc = make_schedule(1, (const char *const[]){row});
 	struct sim *s = sim_new(in);
 	struct sim_result r;
 	struct error err = {{0}};
@@ -581,7 +473,7 @@ static void test_invalid_pairs(void **state)
 	/* ... and the same rows without the key run back to back: valid */
 	{
 		struct instance *in = parse_instance_ok(TWO_DEV("{\"F\":2,\"B\":3}", ""));
-		struct schedule *sc = pair_schedule(2, (const char *const[]){
+		struct schedule *sc = make_schedule(2, (const char *const[]){
 			"F(0,0) F(0,1) +B(0,0) B(0,1)", "F(1,0) F(1,1) B(1,0) B(1,1)"});
 		struct sim *s = sim_new(in);
 		struct sim_result r;
@@ -713,7 +605,7 @@ static void test_torch_csv_pair(void **state)
 	const char *csv = "0F0,(0F1;0B0)OVERLAP_F_B,0B1\n";
 	if (torch_csv_parse(csv, "t.csv", &s, &err))
 		fail_msg("%s", err.msg);
-	struct schedule *want = pair_schedule(1, (const char *const[]){
+	struct schedule *want = make_schedule(1, (const char *const[]){
 		"F(0,0) F(0,1) +B(0,0) B(0,1)"});
 	assert_true(schedule_equal(s, want));
 	char *text = torch_csv_format(s, NULL, false);   /* from the layout */
@@ -735,7 +627,7 @@ static void test_torch_csv_pair(void **state)
 	/* (B;F) of a fused schedule: a pair listed (B, F) */
 	if (torch_csv_parse("0F0,(0B0;0F1)OVERLAP_F_B,0B1\n", "t.csv", &s, &err))
 		fail_msg("%s", err.msg);
-	want = pair_schedule(1, (const char *const[]){"F(0,0) B(0,0) +F(0,1) B(0,1)"});
+	want = make_schedule(1, (const char *const[]){"F(0,0) B(0,0) +F(0,1) B(0,1)"});
 	assert_true(schedule_equal(s, want));
 	schedule_free(s);
 	schedule_free(want);
@@ -746,7 +638,7 @@ static void test_torch_csv_pair(void **state)
 		"F(0,0) B(0,0) +F(0,1) W(0,0) B(0,1) W(0,1)",
 	};
 	for (int i = 0; i < 2; i++) {
-		want = pair_schedule(1, &split_rows[i]);
+		want = make_schedule(1, &split_rows[i]);
 		text = torch_csv_format(want, NULL, true);
 		if (torch_csv_parse(text, "t.csv", &s, &err))
 			fail_msg("%s: %s", text, err.msg);

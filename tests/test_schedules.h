@@ -21,15 +21,25 @@ static inline int parse_op(const char **p, int *kind, int *stage, int *mb)
 	return 1;
 }
 
-/* Append ops written as "F(0,0) F(0,1) B(0,0)" to device d's order. */
+/* Append ops written as "F(0,0) F(0,1) B(0,0)" to device d's order; a
+ * '+' before an op joins it with the one before it as an overlapped pair
+ * ("F(0,1) +B(0,0)", schedule_join_last). */
 static inline void push_row(struct schedule *sc, int d, const char *text)
 {
 	int k, l, j;
 	const char *p = text;
-	while (parse_op(&p, &k, &l, &j))
+	for (;;) {
+		while (*p == ' ')
+			p++;
+		bool join = *p == '+';
+		if (join)
+			p++;
+		if (!parse_op(&p, &k, &l, &j))
+			break;
 		assert_int_equal(schedule_push(sc, d, k, l, j), STATUS_OK);
-	while (*p == ' ')
-		p++;
+		if (join)
+			assert_int_equal(schedule_join_last(sc, d), STATUS_OK);
+	}
 	if (*p)
 		fail_msg("trailing text in test row: '%s'", p);
 }

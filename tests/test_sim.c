@@ -17,6 +17,7 @@
 #include "sched/pairing.h"
 #include "sched/sim.h"
 #include "test_schedules.h"
+#include "timeline.h"
 #include "xorshift.h"
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -36,79 +37,7 @@ static int has_number(const char *msg, long long x)
 	return 0;
 }
 
-/* Run sim on (json, rows) expecting failure; returns the message in *err. */
-static void expect_error(const char *json, int D, const char *const *rows,
-			 struct error *err)
-{
-	struct instance *in = parse_instance_ok(json);
-	struct schedule *sc = make_schedule(D, rows);
-	struct sim *s = sim_new(in);
-	assert_non_null(s);
-	struct sim_result r;
-	memset(err, 0, sizeof *err);
-	assert_int_equal(sim_run(s, sc, &r, err), STATUS_ERROR);
-	assert_true(err->msg[0] != '\0');
-	/* The same without an error record: still an error. */
-	assert_int_equal(sim_run(s, sc, &r, NULL), STATUS_ERROR);
-	sim_free(s);
-	schedule_free(sc);
-	instance_free(in);
-}
-
 /* ---- hand-drawn timelines -------------------------------------------------- */
-
-struct op_time {
-	const char *op;          /* "F(0,1)" */
-	int64_t start, end;
-};
-
-struct timeline {
-	const char *json;
-	int devices;
-	const char *rows[4];
-	struct op_time ops[32];  /* every op of the instance */
-	int64_t makespan, span, objective, busy;
-	double bubble;
-	int64_t peak[4];
-};
-
-static void check_timeline(const struct timeline *t)
-{
-	struct instance *in = parse_instance_ok(t->json);
-	struct schedule *sc = make_schedule(t->devices, t->rows);
-	struct sim *s = sim_new(in);
-	struct sim_result r;
-	struct error err = {{0}};
-	assert_non_null(s);
-	if (sim_run(s, sc, &r, &err))
-		fail_msg("sim_run failed: %s", err.msg);
-
-	int n = 0;
-	while (n < 32 && t->ops[n].op)
-		n++;
-	assert_int_equal(n, inst_nops(in));   /* the test names every op */
-	for (int i = 0; i < n; i++) {
-		const char *p = t->ops[i].op;
-		int k = 0, l = 0, j = 0;
-		assert_true(parse_op(&p, &k, &l, &j));
-		int id = inst_op_id(in, k, l, j);
-		if (r.start[id] != t->ops[i].start || r.end[id] != t->ops[i].end)
-			fail_msg("%s: got [%lld, %lld), expected [%lld, %lld)",
-				 t->ops[i].op, (long long)r.start[id],
-				 (long long)r.end[id], (long long)t->ops[i].start,
-				 (long long)t->ops[i].end);
-	}
-	assert_int_equal(r.makespan, t->makespan);
-	assert_int_equal(r.span, t->span);
-	assert_int_equal(r.objective, t->objective);
-	assert_int_equal(r.busy, t->busy);
-	assert_double_near(r.bubble_ratio, t->bubble, 1e-12);
-	for (int d = 0; d < t->devices; d++)
-		assert_int_equal(r.peak_memory[d], t->peak[d]);
-	sim_free(s);
-	schedule_free(sc);
-	instance_free(in);
-}
 
 /*
  * 2 devices, 2 micro-batches, split backward F=2, B=3, W=1, comm 1,
@@ -137,6 +66,7 @@ static const struct timeline split_comm = {
 	 {"F(1,0)", 3, 5}, {"B(1,0)", 5, 8}, {"W(1,0)", 8, 9},
 	 {"F(1,1)", 9, 11}, {"B(1,1)", 11, 14}, {"W(1,1)", 14, 15}},
 	19, 19, 19, 24, 1.0 - 24.0 / 38.0, {4, 2},
+	"split comm",
 };
 
 static void test_timeline_split_comm(void **state)
@@ -166,6 +96,7 @@ static const struct timeline same_device_no_lag = {
 	{{"F(0,0)", 0, 2}, {"F(1,0)", 2, 4}, {"F(2,0)", 9, 11},
 	 {"B(2,0)", 11, 14}, {"B(1,0)", 19, 22}, {"B(0,0)", 22, 25}},
 	25, 25, 25, 15, 0.7, {0, 0},
+	"same device no lag",
 };
 
 static void test_timeline_comm_cross_device_only(void **state)
@@ -198,6 +129,7 @@ static const struct timeline diamond = {
 	 {"F(3,0)", 7, 8}, {"B(3,0)", 8, 10}, {"B(1,0)", 11, 14},
 	 {"B(2,0)", 11, 16}, {"B(0,0)", 17, 19}},
 	19, 19, 19, 20, 1.0 - 20.0 / 57.0, {0, 0, 0},
+	"diamond",
 };
 
 static void test_timeline_diamond_dag(void **state)
@@ -235,6 +167,7 @@ static const struct timeline interleaved = {
 	 {"B(1,0)", 13, 15}, {"B(1,1)", 16, 18}, {"B(0,0)", 16, 18},
 	 {"B(0,1)", 19, 21}},
 	21, 21, 21, 24, 1.0 - 24.0 / 42.0, {4, 3},
+	"interleaved",
 };
 
 static void test_timeline_interleaved(void **state)
@@ -265,6 +198,7 @@ static const struct timeline vshape = {
 	 {"F(3,0)", 9, 10}, {"B(3,0)", 10, 12}, {"B(2,0)", 15, 17},
 	 {"B(1,0)", 17, 19}, {"B(0,0)", 22, 24}},
 	24, 24, 24, 12, 0.75, {0, 0},
+	"vshape",
 };
 
 static void test_timeline_v_placement(void **state)
@@ -298,6 +232,7 @@ static const struct timeline fused_gpipe = {
 	 {"B(1,0)", 7, 10}, {"B(1,1)", 10, 13}, {"B(1,2)", 13, 16},
 	 {"B(0,0)", 10, 12}, {"B(0,1)", 13, 15}, {"B(0,2)", 16, 18}},
 	18, 18, 18, 24, 1.0 - 24.0 / 36.0, {9, 6},
+	"fused gpipe",
 };
 
 static void test_timeline_fused_memory_limit_met(void **state)
@@ -330,6 +265,7 @@ static const struct timeline zero_w = {
 	 {"F(1,0)", 2, 4}, {"B(1,0)", 4, 7}, {"W(1,0)", 7, 7},
 	 {"F(1,1)", 7, 9}, {"B(1,1)", 9, 12}, {"W(1,1)", 12, 12}},
 	15, 15, 15, 20, 1.0 - 20.0 / 30.0, {2, 1},
+	"zero w",
 };
 
 static void test_timeline_zero_w(void **state)
@@ -356,6 +292,7 @@ static const struct timeline span_late = {
 	{{"F(0,0)", 0, 1}, {"B(0,0)", 3, 4}, {"W(0,0)", 4, 5},
 	 {"F(1,0)", 1, 2}, {"B(1,0)", 2, 3}, {"W(1,0)", 3, 8}},
 	8, 7, 7, 10, 1.0 - 10.0 / 16.0, {0, 0},
+	"span late",
 };
 
 static void test_timeline_span_objective(void **state)
@@ -375,13 +312,13 @@ static void test_error_missing_op(void **state)
 {
 	struct error err;
 	const char *rows[] = {ROW0, "F(1,0) B(1,0) W(1,0) F(1,1) B(1,1)"};
-	expect_error(SPLIT2, 2, rows, &err);
+	expect_sim_error(SPLIT2, 2, rows, &err);
 	assert_contains(err.msg, "missing");
 	assert_contains(err.msg, "device 1");
 	assert_contains(err.msg, "W(1,1)");
 
 	const char *rows0[] = {"F(0,0) F(0,1) B(0,0) W(0,0) W(0,1)", ROW1};
-	expect_error(SPLIT2, 2, rows0, &err);
+	expect_sim_error(SPLIT2, 2, rows0, &err);
 	assert_contains(err.msg, "missing");
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "B(0,1)");
@@ -392,7 +329,7 @@ static void test_error_duplicate_op(void **state)
 	struct error err;
 	const char *rows[] = {"F(0,0) F(0,1) F(0,0) B(0,0) W(0,0) B(0,1) W(0,1)",
 			      ROW1};
-	expect_error(SPLIT2, 2, rows, &err);
+	expect_sim_error(SPLIT2, 2, rows, &err);
 	assert_contains(err.msg, "duplicate");
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "F(0,0)");
@@ -403,7 +340,7 @@ static void test_error_wrong_device(void **state)
 	struct error err;
 	/* W(1,1) moved from device 1 to the end of device 0. */
 	const char *rows[] = {ROW0 " W(1,1)", "F(1,0) B(1,0) W(1,0) F(1,1) B(1,1)"};
-	expect_error(SPLIT2, 2, rows, &err);
+	expect_sim_error(SPLIT2, 2, rows, &err);
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "W(1,1)");
 	assert_contains(err.msg, "device 1");   /* where stage 1 runs */
@@ -414,31 +351,31 @@ static void test_error_not_in_instance(void **state)
 	struct error err;
 	/* Stage 2 of a 2-stage instance. */
 	const char *stage[] = {ROW0 " F(2,0)", ROW1};
-	expect_error(SPLIT2, 2, stage, &err);
+	expect_sim_error(SPLIT2, 2, stage, &err);
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "F(2,0)");
 
 	/* Micro-batch 2 of 2, first on device 0 (numbered densely, F(0,2)
 	 * would alias F(1,0) if let through, and fail later on device 1). */
 	const char *mb[] = {"F(0,2) " ROW0, ROW1};
-	expect_error(SPLIT2, 2, mb, &err);
+	expect_sim_error(SPLIT2, 2, mb, &err);
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "F(0,2)");
 	const char *mb1[] = {ROW0, "B(1,2) " ROW1};
-	expect_error(SPLIT2, 2, mb1, &err);
+	expect_sim_error(SPLIT2, 2, mb1, &err);
 	assert_contains(err.msg, "device 1");
 	assert_contains(err.msg, "B(1,2)");
 
 	/* A negative micro-batch. */
 	const char *neg[] = {"F(0,-1) " ROW0, ROW1};
-	expect_error(SPLIT2, 2, neg, &err);
+	expect_sim_error(SPLIT2, 2, neg, &err);
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "F(0,-1)");
 
 	/* W in a fused instance. */
 	const char *w[] = {"F(0,0) F(0,1) B(0,0) B(0,1)",
 			   "F(1,0) B(1,0) W(1,0) F(1,1) B(1,1)"};
-	expect_error(FUSED2, 2, w, &err);
+	expect_sim_error(FUSED2, 2, w, &err);
 	assert_contains(err.msg, "device 1");
 	assert_contains(err.msg, "W(1,0)");
 }
@@ -451,7 +388,7 @@ static void test_error_memory_limit(void **state)
 		"{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":3,\"W\":1},"
 		"\"comm\":1,\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":3}}";
 	const char *rows[] = {ROW0, ROW1};
-	expect_error(json, 2, rows, &err);
+	expect_sim_error(json, 2, rows, &err);
 	assert_contains(err.msg, "memory");
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "F(0,1)");
@@ -475,7 +412,7 @@ static void test_error_memory_limit(void **state)
 
 	/* ... but GPipe order on device 1 reaches 2+2 = 4 > 2 at F(1,1). */
 	const char *gp[] = {ROW0, "F(1,0) F(1,1) B(1,0) W(1,0) B(1,1) W(1,1)"};
-	expect_error(json2, 2, gp, &err);
+	expect_sim_error(json2, 2, gp, &err);
 	assert_contains(err.msg, "device 1");
 	assert_contains(err.msg, "F(1,1)");
 	assert_true(has_number(err.msg, 4));
@@ -492,7 +429,7 @@ static void test_error_deadlock_two_devices(void **state)
 	struct error err;
 	const char *rows[] = {"F(0,0) B(0,0) F(0,1) B(0,1)",
 			      "F(1,1) F(1,0) B(1,0) B(1,1)"};
-	expect_error(FUSED2, 2, rows, &err);
+	expect_sim_error(FUSED2, 2, rows, &err);
 	assert_contains(err.msg, "deadlock");
 	assert_contains(err.msg, "device 0");
 	assert_contains(err.msg, "device 1");
@@ -504,7 +441,7 @@ static void test_error_deadlock_one_device(void **state)
 {
 	struct error err;
 	const char *rows[] = {"B(0,0) F(0,0)"};
-	expect_error("{\"devices\":1,\"microbatches\":1,\"cost\":{\"F\":1,\"B\":1}}",
+	expect_sim_error("{\"devices\":1,\"microbatches\":1,\"cost\":{\"F\":1,\"B\":1}}",
 		     1, rows, &err);
 	assert_contains(err.msg, "deadlock");
 	assert_contains(err.msg, "device 0");
@@ -512,7 +449,7 @@ static void test_error_deadlock_one_device(void **state)
 
 	/* W before its own B. */
 	const char *w[] = {"F(0,0) W(0,0) B(0,0)"};
-	expect_error("{\"devices\":1,\"microbatches\":1,\"cost\":{\"F\":1,\"B\":1,\"W\":1}}",
+	expect_sim_error("{\"devices\":1,\"microbatches\":1,\"cost\":{\"F\":1,\"B\":1,\"W\":1}}",
 		     1, w, &err);
 	assert_contains(err.msg, "deadlock");
 	assert_contains(err.msg, "device 0");
@@ -523,13 +460,13 @@ static void test_error_wrong_row_count(void **state)
 {
 	struct error err;
 	const char *rows3[] = {ROW0, ROW1, NULL};
-	expect_error(SPLIT2, 3, rows3, &err);
+	expect_sim_error(SPLIT2, 3, rows3, &err);
 	assert_true(has_number(err.msg, 3));
 	assert_true(has_number(err.msg, 2));
 	assert_contains(err.msg, "device");
 
 	const char *rows1[] = {ROW0};
-	expect_error(SPLIT2, 1, rows1, &err);
+	expect_sim_error(SPLIT2, 1, rows1, &err);
 	assert_true(has_number(err.msg, 1));
 	assert_true(has_number(err.msg, 2));
 }
