@@ -54,6 +54,8 @@ static const char *const builtin_vars[] = {
 	"interleaved",
 	"vshape",
 	"listed",
+	"dual",        /* 1 if the stage DAG is two chains, 0 -> ... -> p-1 and
+	                  p -> ... -> 2p-1 (DualPipe's two copies of the model) */
 	NULL};
 /* ---- lexer ------------------------------------------------------------------ */
 

@@ -393,6 +393,21 @@ static void stage_depths(const struct instance *in, int *depth)
 	}
 }
 
+/* Whether the stage DAG is exactly the chains 0 -> ... -> p-1 and
+ * p -> ... -> 2p-1 (edges are distinct, so counting them suffices). */
+static bool two_chains(const struct instance *in)
+{
+	int p = in->devices;
+	if (in->stages != 2 * p || in->nedges != 2 * (p - 1))
+		return false;
+	for (int e = 0; e < in->nedges; e++) {
+		int a = in->edges[e][0], b = in->edges[e][1];
+		if (b != a + 1 || a == p - 1 || a >= 2 * p - 1)
+			return false;
+	}
+	return true;
+}
+
 static void set_builtins(struct lang_run *r)
 {
 	const struct instance *in = r->in;
@@ -411,6 +426,7 @@ static void set_builtins(struct lang_run *r)
 	v[V_INTERLEAVED] = !strcmp(in->placement, "interleaved");
 	v[V_VSHAPE] = !strcmp(in->placement, "v");
 	v[V_LISTED] = !strcmp(in->placement, "list");
+	v[V_DUAL] = two_chains(in);
 }
 
 static enum status run_device(struct lang_run *r)

@@ -410,13 +410,13 @@ static void test_grid_every_op_once(void **state)
 
 /* ======================================================================
  * The other families: interleaved, looped-bfs, zb-h1, zb-h2, zb-v,
- * dualpipev, torch-interleaved-zb, 1f1b-dag and zb-auto.
+ * dualpipev, dualpipe, torch-interleaved-zb, 1f1b-dag and zb-auto.
  * ====================================================================== */
 
 static const char *const all_names[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
 	"zb-v", "dualpipev", "torch-interleaved-zb", "1f1b-dag", "zb-auto",
-	"v-half", "v-min"};
+	"v-half", "v-min"};   /* dualpipe needs two chains: test_dualpipe */
 #define NALL ((int)(sizeof all_names / sizeof all_names[0]))
 
 /* An instance from printf-style JSON. */
@@ -1287,6 +1287,85 @@ static void test_dualpipev_pairs(void **state)
 }
 
 /*
+ * DualPipe on P ranks against DualPipeV: dualpipe.py (deepseek-ai/DualPipe)
+ * runs on every rank DualPipeV's eight steps with num_half_ranks = P / 2
+ * and half_rank = min(r, P-1-r), its phase 0 being copy A on the first
+ * half of the ranks and copy B on the second. So rank d's order must be
+ * rank half_rank's of DualPipeV on P / 2 devices (PyTorch's
+ * ScheduleDualPipeV as tests/torch_ref.h re-implements it, pairs
+ * included), with DualPipeV's chunk 0 read as phase 0 (stage d of A on the
+ * first half, stage 2P-1-d of B on the second) and chunk 1 as phase 1.
+ * For P 2..8 even, m P..3P per direction, split backward. With memory
+ * F +1, B 0, W -1 every device peaks at P + 1 activations: DualPipe's
+ * published activation memory, "PP+1" (its README's table).
+ */
+static struct instance *two_chains(int P, int m, const char *extra)
+{
+	char json[2048];
+	int n = snprintf(json, sizeof json,
+			 "{\"devices\":%d,\"microbatches\":%d,\"chunks\":2,\"placement\":\"v\","
+			 "\"edges\":[", P, m);
+	for (int s = 0, first = 1; s + 1 < 2 * P; s++)
+		if (s != P - 1) {
+			n += snprintf(json + n, sizeof json - n, "%s[%d,%d]", first ? "" : ",", s, s + 1);
+			first = 0;
+		}
+	snprintf(json + n, sizeof json - n, "],\"cost\":{\"F\":1,\"B\":1,\"W\":1}%s}", extra);
+	return parse_instance_ok(json);
+}
+
+static void test_dualpipe(void **state)
+{
+	(void)state;
+	assert_non_null(family_find("dualpipe"));
+	assert_non_null(family_find("dualpipe")->program);
+	for (int P = 2; P <= 8; P += 2)
+		for (int m = P; m <= 3 * P; m++) {
+			struct instance *in = two_chains(P, m, ",\"memory\":{\"F\":1,\"B\":0,\"W\":-1}");
+			struct sim *s = sim_new(in);
+			struct sim_result r;
+			struct schedule *sc = generate_valid("dualpipe", in, s, &r);
+			struct tref *t = tref_dualpipev(P / 2, m);
+			struct schedule *v = tref_schedule(t, true), *want = schedule_new(P);
+			for (int d = 0; d < P; d++) {
+				int hd = d < P - 1 - d ? d : P - 1 - d;
+				const struct sched_row *row = &v->rows[hd];
+				for (int i = 0; i < row->len; i++) {
+					const struct op *o = &row->ops[i];
+					bool phase0 = o->stage == hd;   /* DualPipeV's chunk 0 */
+					bool copy_a = phase0 == (d < P / 2);
+					schedule_push(want, d, o->kind, copy_a ? d : 2 * P - 1 - d, o->mb);
+					want->rows[d].ops[i].with_prev = o->with_prev;
+				}
+			}
+			if (!schedule_equal(sc, want)) {
+				char diff[256];
+				first_difference(sc, want, diff, sizeof diff);
+				fail_msg("dualpipe P=%d m=%d differs from DualPipeV halves: %s", P, m, diff);
+			}
+			for (int d = 0; d < P; d++)
+				if (r.peak_memory[d] != P + 1)
+					fail_msg("dualpipe P=%d m=%d device %d: peak %lld, expected P + 1 = %d",
+						 P, m, d, (long long)r.peak_memory[d], P + 1);
+			free(t);
+			schedule_free(v);
+			schedule_free(want);
+			schedule_free(sc);
+			sim_free(s);
+			instance_free(in);
+		}
+	struct instance *in = two_chains(3, 6, "");
+	expect_refused("dualpipe", in, "even number of devices");
+	instance_free(in);
+	in = two_chains(4, 3, "");
+	expect_refused("dualpipe", in, "m >= p");
+	instance_free(in);
+	in = placed("v", 4, 2, 8, 1, 1, 1, 0, "");   /* one chain through both chunks */
+	expect_refused("dualpipe", in, "two chains");
+	instance_free(in);
+}
+
+/*
  * torch-interleaved-zb against torch's ScheduleInterleavedZeroBubble.
  * By hand, 2 ranks x 2 stages, m = 2 (g = 2): rank 0 warms up with
  * (v-1)g + p-1 = 3 forwards, 0F0 0F1 2F0 (an idle step in torch's CSV),
@@ -1906,6 +1985,7 @@ int main(void)
 		cmocka_unit_test(test_zb_v),
 		cmocka_unit_test(test_dualpipev),
 		cmocka_unit_test(test_dualpipev_pairs),
+		cmocka_unit_test(test_dualpipe),
 		cmocka_unit_test(test_torch_interleaved_zb),
 		cmocka_unit_test(test_1f1b_dag),
 		cmocka_unit_test(test_zb_auto_grid),
