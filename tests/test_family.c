@@ -1299,7 +1299,8 @@ static void test_dualpipev_pairs(void **state)
  * F +1, B 0, W -1 every device peaks at P + 1 activations: DualPipe's
  * published activation memory, "PP+1" (its README's table).
  */
-static struct instance *two_chains(int P, int m, const char *extra)
+/* P devices, m micro-batches per direction, F = B = W = c. */
+static struct instance *two_chains(int P, int m, int c, const char *extra)
 {
 	char json[2048];
 	int n = snprintf(json, sizeof json,
@@ -1310,7 +1311,8 @@ static struct instance *two_chains(int P, int m, const char *extra)
 			n += snprintf(json + n, sizeof json - n, "%s[%d,%d]", first ? "" : ",", s, s + 1);
 			first = 0;
 		}
-	snprintf(json + n, sizeof json - n, "],\"cost\":{\"F\":1,\"B\":1,\"W\":1}%s}", extra);
+	snprintf(json + n, sizeof json - n, "],\"cost\":{\"F\":%d,\"B\":%d,\"W\":%d}%s}", c, c,
+		 c, extra);
 	return parse_instance_ok(json);
 }
 
@@ -1321,7 +1323,7 @@ static void test_dualpipe(void **state)
 	assert_non_null(family_find("dualpipe")->program);
 	for (int P = 2; P <= 8; P += 2)
 		for (int m = P; m <= 3 * P; m++) {
-			struct instance *in = two_chains(P, m, ",\"memory\":{\"F\":1,\"B\":0,\"W\":-1}");
+			struct instance *in = two_chains(P, m, 1, ",\"memory\":{\"F\":1,\"B\":0,\"W\":-1}");
 			struct sim *s = sim_new(in);
 			struct sim_result r;
 			struct schedule *sc = generate_valid("dualpipe", in, s, &r);
@@ -1354,10 +1356,42 @@ static void test_dualpipe(void **state)
 			sim_free(s);
 			instance_free(in);
 		}
-	struct instance *in = two_chains(3, 6, "");
+	/* DualPipe's published bubble, (PP/2 - 1)(F&B + B - 3W) (its README;
+	 * B the full backward, F&B an overlapped forward and full backward),
+	 * as the most idle time of any device, makespan minus its busy time.
+	 * It holds exactly with equal chunk costs F = B = W = c and perfect
+	 * overlap (rho 0: F&B = pair + W = 2c, B = 2c), giving (P/2 - 1) c.
+	 * With rho > 0 the devices idle just as long, (P/2 - 1) c, while the
+	 * formula grows with F&B (measured at rho 0.5 and 1 for P 4..8): it
+	 * is written for the overlap DualPipe is built to reach. */
+	for (int P = 4; P <= 8; P += 2)
+		for (int m = P; m <= 2 * P; m += P)
+			for (int c = 1; c <= 4; c *= 2) {
+				struct instance *ov = two_chains(P, m, c, ",\"overlap\":{\"factor\":0}");
+				struct sim *s = sim_new(ov);
+				struct sim_result r;
+				struct schedule *sc = generate_valid("dualpipe", ov, s, &r);
+				int64_t most = 0;
+				for (int d = 0; d < P; d++) {
+					int64_t busy = 0;
+					const struct sched_row *row = &sc->rows[d];
+					for (int i = 0; i < row->len; i++)
+						if (!(i + 1 < row->len && row->ops[i + 1].with_prev))
+							busy += c;   /* a pair of two c's lasts c */
+					most = r.makespan - busy > most ? r.makespan - busy : most;
+				}
+				int64_t FB = 2 * c, B = 2 * c, W = c;
+				if (most != (P / 2 - 1) * (FB + B - 3 * W))
+					fail_msg("dualpipe P=%d m=%d c=%d: most idle %lld, published bubble %lld",
+						 P, m, c, (long long)most, (long long)((P / 2 - 1) * (FB + B - 3 * W)));
+				schedule_free(sc);
+				sim_free(s);
+				instance_free(ov);
+			}
+	struct instance *in = two_chains(3, 6, 1, "");
 	expect_refused("dualpipe", in, "even number of devices");
 	instance_free(in);
-	in = two_chains(4, 3, "");
+	in = two_chains(4, 3, 1, "");
 	expect_refused("dualpipe", in, "m >= p");
 	instance_free(in);
 	in = placed("v", 4, 2, 8, 1, 1, 1, 0, "");   /* one chain through both chunks */
