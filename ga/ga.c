@@ -226,7 +226,11 @@ struct search {
 	struct exact_job job;
 };
 
-static const struct individual *sort_pop;
+/* qsort's comparison context. Thread-local: a GA's ranking runs on the
+ * thread that runs it, but several GAs may run at once (a sweep's
+ * workers, solve's GA start beside a search), and a shared pointer made
+ * one sort read another's population (ASan, test_sweep_cli). */
+static _Thread_local const struct individual *sort_pop;
 
 static int cmp_order(const void *a, const void *b)
 {
@@ -243,7 +247,7 @@ static void rank(struct search *s)
 {
 	for (int i = 0; i < s->P; i++)
 		s->order[i] = i;
-	sort_pop = s->pop;   /* the search runs on one thread */
+	sort_pop = s->pop;
 	qsort(s->order, s->P, sizeof *s->order, cmp_order);
 }
 
