@@ -39,6 +39,8 @@ printf '| small graph | ops | devices | search (us) | MILP plan (us) | DP (us) |
 printf '|---|---|---|---|---|---|---|---|---|---|\n'
 python3 - "$tmp" <<'PY'
 import json, random, sys
+sys.path.insert(0, "bench")
+from small_graphs import random_graph
 out = sys.argv[1]
 rng = random.Random(20261129)
 shapes = {
@@ -50,12 +52,7 @@ shapes = {
 }
 for name, (n, edges) in shapes.items():
     for seed in (1, 2):
-        ops = [{"name": f"n{v}", "fwd": [f, 1.7 * f], "bwd": [b, 1.8 * b], "act_bytes": 100.0 * rng.randint(1, 5),
-                "weight_bytes": 1000.0 * rng.randint(1, 5), "out_bytes": 10.0 * rng.randint(1, 5)}
-               for v in range(n) for f, b in [(rng.randint(1, 20), rng.randint(1, 20))]]
-        g = {"name": f"{name}-s{seed}", "batch": 16, "microbatch_sizes": [2, 4],
-             "machine": {"devices": 4, "memory_bytes": 1e9, "link_latency_us": 1, "link_bandwidth": 100},
-             "ops": ops, "edges": [[f"n{a}", f"n{b}"] for a, b in edges]}
+        g = random_graph(f"{name}-s{seed}", n, edges, rng, devices=4)
         json.dump(g, open(f"{out}/{name}-s{seed}.graph.json", "w"))
 PY
 for f in "$tmp"/*.graph.json; do for D in 2 3 4; do

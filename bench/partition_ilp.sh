@@ -16,6 +16,8 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 python3 - "$tmp" <<'PY'
 import json, random, sys
+sys.path.insert(0, "bench")
+from small_graphs import random_graph
 out = sys.argv[1]
 chain = lambda n: [(i, i + 1) for i in range(n - 1)]
 fj3_9 = [(0,1),(1,2),(0,3),(3,4),(0,5),(5,6),(2,7),(4,7),(6,7),(7,8)]
@@ -28,26 +30,16 @@ shapes = {"fj3-9": (9, fj3_9), "chain12": (12, chain(12)), "fj3-12": (12, fj3_12
           "fj2-12": (12, [(0,1),(1,2),(2,3),(3,4),(0,5),(5,6),(6,7),(7,8),(4,9),(8,9),(9,10),(10,11)])}
 for name, (n, edges) in shapes.items():
     for seed in (1, 2):
-        ops = [{"name": f"n{v}", "fwd": [f, 1.7 * f], "bwd": [b, 1.8 * b], "act_bytes": 100.0 * rng.randint(1, 5),
-                "weight_bytes": 1000.0 * rng.randint(1, 5), "out_bytes": 10.0 * rng.randint(1, 5)}
-               for v in range(n) for f, b in [(rng.randint(1, 20), rng.randint(1, 20))]]
-        g = {"name": f"{name}-s{seed}", "batch": 16, "microbatch_sizes": [2, 4],
-             "machine": {"devices": 8, "memory_bytes": 1e9, "link_latency_us": 1, "link_bandwidth": 100},
-             "ops": ops, "edges": [[f"n{a}", f"n{b}"] for a, b in edges]}
+        g = random_graph(f"{name}-s{seed}", n, edges, rng)
         json.dump(g, open(f"{out}/a-{name}-s{seed}.graph.json", "w"))
 # set B: sizes 1, 2, 4, 8; loose memory and 45 kB per device
 rng = random.Random(7)
 for name, (n, edges) in {"fj3-9": (9, fj3_9), "fj3-12": (12, fj3_12), "fj4-12": (12, fj4_12)}.items():
     for seed in (1, 2, 3):
         for mem in ("loose", "tight"):
-            ops = [{"name": f"n{v}", "fwd": [f * 0.6, f, 1.7 * f, 3.2 * f], "bwd": [b * 0.6, b, 1.8 * b, 3.3 * b],
-                    "act_bytes": 100.0 * rng.randint(1, 5), "weight_bytes": 1000.0 * rng.randint(1, 5),
-                    "out_bytes": 10.0 * rng.randint(1, 5)}
-                   for v in range(n) for f, b in [(rng.randint(1, 20), rng.randint(1, 20))]]
-            g = {"name": f"{name}-s{seed}-{mem}", "batch": 32, "microbatch_sizes": [1, 2, 4, 8],
-                 "machine": {"devices": 8, "memory_bytes": 1e9 if mem == "loose" else 45000,
-                             "link_latency_us": 1, "link_bandwidth": 100},
-                 "ops": ops, "edges": [[f"n{a}", f"n{b}"] for a, b in edges]}
+            g = random_graph(f"{name}-s{seed}-{mem}", n, edges, rng, batch=32, sizes=(1, 2, 4, 8),
+                             fwd=(0.6, 1, 1.7, 3.2), bwd=(0.6, 1, 1.8, 3.3),
+                             memory_bytes=1e9 if mem == "loose" else 45000)
             json.dump(g, open(f"{out}/b-{name}-s{seed}-{mem}.graph.json", "w"))
 PY
 printf '| graph | sizes | devices | command s | iteration (us) | bottleneck (us) | certified | solves / cutoffs / pruned |\n'

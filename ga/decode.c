@@ -156,15 +156,7 @@ static int next_slot(struct decoder *dc, const gene_t *g, int d)
 /* Wake the devices that may wait for op (k, l), ended on device d. */
 static void wake(struct decoder *dc, int d, int k, int l)
 {
-	int from, to;
-	const struct stage_link *nb = op_dependents(dc->in, k, l, &from, &to);
-	for (int i = from; i < to; i++) {
-		int e = dc->in->stage_device[nb[i].stage];
-		if (e != d && !dc->queued[e]) {
-			dc->queued[e] = 1;
-			dc->stack[dc->top++] = e;
-		}
-	}
+	wake_dependents(dc->in, k, l, d, dc->queued, dc->stack, &dc->top);
 }
 
 /* Run slot q's next op on device d at `start`; wake the devices that may

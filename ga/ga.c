@@ -221,7 +221,6 @@ struct search {
 	double decode_seconds;       /* one decode, as measured on the seeds */
 	long stall;
 	int64_t bound;
-	int64_t best_seed;               /* the best seed as given (r->best_seed) */
 	struct ga_seed *seed_list;       /* [nseeds] as collected */
 	struct exact_job job;
 };
@@ -331,13 +330,14 @@ static double gap_of(int64_t obj, int64_t bound)
 }
 
 /* Why to stop now, or NULL. */
-static const char *stop_reason(const struct search *s, long gen, double now)
+static const char *stop_reason(const struct search *s, const struct ga_result *r, long gen,
+			       double now)
 {
 	const struct ga_options *o = s->o;
 	int64_t b = s->best.fit.objective;
 	if (o->target > 0 && b <= o->target)
 		return "target";
-	if (b <= s->bound || gap_of(b, s->bound) <= o->gap || s->best_seed <= s->bound)
+	if (b <= s->bound || gap_of(b, s->bound) <= o->gap || r->best_seed <= s->bound)
 		return "gap";   /* (finish returns a seed as given when it is the best) */
 	if (stop_requested())
 		return "interrupt";
@@ -689,6 +689,14 @@ static void exact_job_start(struct search *s, struct ga_seed *seeds, int n)
 		}
 }
 
+/* Cancel the exact solve (its thread's stop flag) and wait for it. */
+static void exact_job_stop(struct exact_job *j)
+{
+	atomic_store(&j->cancel, true);
+	pthread_join(j->tid, NULL);
+	j->running = false;
+}
+
 /* Join the exact solve (cancelled first when `cancel`) and put its
  * schedule in the population in place of the worst individual; its bound
  * (a proof on the whole instance) becomes the GA's. */
@@ -698,8 +706,9 @@ static void exact_job_absorb(struct search *s, struct ga_result *r, bool cancel)
 	if (!j->running)
 		return;
 	if (cancel)
-		atomic_store(&j->cancel, true);
-	pthread_join(j->tid, NULL);
+		exact_job_stop(j);
+	else
+		pthread_join(j->tid, NULL);
 	j->running = false;
 	struct ga_seed *seed = &s->seed_list[j->seed];
 	seed->pending = false;
@@ -721,7 +730,6 @@ static void exact_job_absorb(struct search *s, struct ga_result *r, bool cancel)
 	struct sim *sim = sim_new(s->in);
 	simulate_seed(sim, seed, &r->seeds[j->seed], r);
 	sim_free(sim);
-	s->best_seed = r->best_seed;
 	gene_t *tmp = s->next[0].g;   /* free between generations */
 	if (!seed->schedule || genome_from_schedule(&s->lay, seed->schedule, tmp, NULL))
 		return;
@@ -747,7 +755,7 @@ static void evolve(struct search *s, struct ga_result *r)
 	long gen = 0, evals = r->evaluations;
 	double start = clock_seconds(), last_report = -1;
 	const char *why;
-	while (!(why = stop_reason(s, gen, clock_seconds() - s->t0))) {
+	while (!(why = stop_reason(s, r, gen, clock_seconds() - s->t0))) {
 		double g0 = clock_seconds();
 		if (s->job.running && atomic_load(&s->job.done))
 			exact_job_absorb(s, r, false);
@@ -792,7 +800,6 @@ static enum status run_search(struct search *s, struct ga_seed *seeds, int nseed
 	if (!st)
 		st = alloc_search(s, err);
 	int placed = st ? 0 : place_seeds(s, seeds, nseeds, r);
-	s->best_seed = r->best_seed;
 	if (!st && placed == 0)
 		st = err_set(err, "ga: no seed gives a valid schedule for instance '%s' (memory too tight for every family and the serial order?)",
 			     s->in->name);
@@ -852,8 +859,7 @@ enum status ga_run(const struct instance *in, const struct ga_options *o,
 			      : err_set(err, "ga: out of memory");
 	}
 	if (s.job.running) {   /* an error before the generations ended */
-		atomic_store(&s.job.cancel, true);
-		pthread_join(s.job.tid, NULL);
+		exact_job_stop(&s.job);
 		schedule_free(s.job.schedule);
 	}
 	r->time_to_best = s.t_best;

@@ -113,4 +113,21 @@ static inline const struct stage_link *op_dependents(const struct instance *in,
 	return in->succ;
 }
 
+/* An event loop's wake-up (the simulator's and the GA decoder's): op kind
+ * k of stage l ended on device d, so every other device that runs one of
+ * its dependents goes on the work stack (once: queued marks it). */
+static inline void wake_dependents(const struct instance *in, int k, int l, int d,
+				   uint8_t *queued, int *stack, int *top)
+{
+	int from, to;
+	const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
+	for (int i = from; i < to; i++) {
+		int e = in->stage_device[nb[i].stage];
+		if (e != d && !queued[e]) {
+			queued[e] = 1;
+			stack[(*top)++] = e;
+		}
+	}
+}
+
 #endif

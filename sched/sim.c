@@ -28,8 +28,7 @@ static bool pair_at(const struct instance *in, const struct sched_row *row, int 
 }
 
 /* A pair's rule: an F and a B, two ops only, not at the row's start. */
-static enum status check_pair(const struct instance *in, const struct sched_row *row, int d,
-			      int i, struct error *err)
+static enum status check_pair(const struct sched_row *row, int d, int i, struct error *err)
 {
 	char a[64], b[64];
 	const struct op *o = &row->ops[i], *p = i > 0 ? &row->ops[i - 1] : NULL;
@@ -43,8 +42,19 @@ static enum status check_pair(const struct instance *in, const struct sched_row 
 		return err_set(err, "device %d, position %d: an overlapped pair is one F and one B, not %s and %s",
 			       d, i - 1, op_format(a, sizeof a, p->kind, p->stage, p->mb),
 			       op_format(b, sizeof b, o->kind, o->stage, o->mb));
-	(void)in;
 	return STATUS_OK;
+}
+
+/* The op whose memory delta is charged at position i: a pair holds the F's
+ * new activation and the B's old one together, so its F counts first
+ * whatever the listed order; a (B, F) pair is charged F, then B. */
+static int charged_at(const struct instance *in, const struct sched_row *row, int i)
+{
+	if (pair_at(in, row, i) && row->ops[i].kind == OP_B)
+		return i + 1;
+	if (in->has_overlap && row->ops[i].with_prev && row->ops[i].kind == OP_F)
+		return i - 1;
+	return i;
 }
 
 struct sim *sim_new(const struct instance *in)
@@ -102,16 +112,9 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 		const struct sched_row *row = &sc->rows[d];
 		int64_t mem = 0, peak = 0;
 		for (int i = 0; i < row->len; i++) {
-			/* a pair holds the F's new activation and the B's old one
-			 * together: its F's delta counts first, whatever the order */
-			int at = i;
-			if (in->has_overlap && row->ops[i].with_prev && check_pair(in, row, d, i, err))
+			if (in->has_overlap && row->ops[i].with_prev && check_pair(row, d, i, err))
 				return STATUS_ERROR;
-			if (pair_at(in, row, i) && row->ops[i].kind == OP_B)
-				at = i + 1;   /* (B, F): the F first */
-			else if (in->has_overlap && row->ops[i].with_prev && row->ops[i].kind == OP_F)
-				at = i - 1;   /* then the B */
-			const struct op *o = &row->ops[at];
+			const struct op *o = &row->ops[charged_at(in, row, i)];
 			if (o->kind < 0 || o->kind >= in->kinds || o->stage < 0 ||
 			    o->stage >= in->stages || o->mb < 0 ||
 			    o->mb >= in->microbatches)
@@ -225,16 +228,7 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 				int k = o->kind, l = o->stage, id = (k * L + l) * M + o->mb;
 				s->start[id] = st;
 				s->end[id] = t;
-				/* Wake devices that may wait for this op. */
-				int from, to;
-				const struct stage_link *nb = op_dependents(in, k, l, &from, &to);
-				for (int i = from; i < to; i++) {
-					int e = in->stage_device[nb[i].stage];
-					if (e != d && !s->queued[e]) {
-						s->queued[e] = 1;
-						s->stack[top++] = e;
-					}
-				}
+				wake_dependents(in, k, l, d, s->queued, s->stack, &top);
 			}
 			pos += n;
 		}

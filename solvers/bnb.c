@@ -116,12 +116,11 @@ static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n
 	const struct instance *in = s->in;
 	int singles = n;
 	for (int a = 0; a < singles; a++) {
-		int ka = c[a].op / (s->L * s->M);
+		int ka = c[a].op / (s->L * s->M), la = c[a].op / s->M % s->L;
 		if (ka != OP_F)
 			continue;
 		for (int b = 0; b < singles; b++) {
 			int kb = c[b].op / (s->L * s->M), lb = c[b].op / s->M % s->L;
-			int la = c[a].op / s->M % s->L;
 			if (kb != OP_B || c[b].device != c[a].device)
 				continue;
 			int64_t at = max64(c[a].at, c[b].at);
@@ -132,8 +131,7 @@ static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n
 			if (in->has_limit && s->mem[d] + inst_delta(in, OP_F, la) +
 			    inst_delta(in, OP_B, lb) > in->limit[d])
 				continue;
-			if (n < s->cand_cap)
-				c[n++] = (struct cand){c[a].op, d, c[b].op, at};
+			c[n++] = (struct cand){c[a].op, d, c[b].op, at};   /* fits: init's cand_cap */
 		}
 	}
 	return n;
@@ -441,7 +439,8 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->best_second = calloc(s->n, sizeof *s->best_second);
 	s->pairs = in->has_overlap && in->overlap < 1;
 	/* singles: one per (kind, stage); pairs: an F and a B slot of one
-	 * device, at most L times the most stages a device has */
+	 * device, v_d^2 on a device of v_d stages, so sum_d v_d^2 <= vmax L
+	 * in all */
 	int vmax = 0;
 	for (int d = 0; d < s->D; d++) {
 		int v = 0;
