@@ -21,7 +21,9 @@ static const char usage_text[] =
 	"the stage DAG, simulated) over every convex partition, by a local search\n"
 	"from GraphPipe's DP and the sequential DP, never slower than either;\n"
 	"--method dp is GraphPipe's DP (bottleneck time per sample over series-\n"
-	"parallel segments), --method ilp the exact MILP of that objective. Reports\n"
+	"parallel segments), --method ilp the exact minimum of that objective\n"
+	"(--solver: a DP over the graph's upsets, or the MILP; auto: the DP where\n"
+	"the graph is small enough, else CBC). Reports\n"
 	"the stages, the stage DAG, in-flight micro-batches, time per sample, the\n"
 	"simulated iteration time and GraphPipe's estimate (m - 1) * bottleneck +\n"
 	"the longest stage path.\n"
@@ -157,8 +159,10 @@ int cmd_partition(int argc, char **argv)
 		if (o.ilp) {
 			json_object_set_new(j, "certified", json_boolean(info.certified));
 			json_object_set_new(j, "solver", json_string(o.s.solver));
-			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:f,s:i,s:i,s:i,s:s}",
-				"solves", info.solves, "columns", info.columns, "rows", info.rows,
+			json_object_set_new(j, "milp", json_pack("{s:i,s:i,s:i,s:i,s:i,s:I,s:f,s:i,s:i,s:i,s:s}",
+				"solves", info.solves, "milp_solves", info.milp_solves,
+				"columns", info.columns, "rows", info.rows,
+				"ideal_solves", info.ideal_solves, "ideal_states", (json_int_t)info.ideal_states,
 				"solver_seconds", info.seconds, "warm_starts", info.warm_starts,
 				"cutoffs", info.cutoffs, "sizes_pruned", info.pruned,
 				"certifies", "the minimum bottleneck_us at each size solved"));
@@ -174,8 +178,9 @@ int cmd_partition(int argc, char **argv)
 	} else {
 		print_human(g, &p, seconds, o.p.sequential);
 		if (o.ilp)
-			printf("milp        %s: %d solves, %d columns, %d rows, %.2f s; %s\n", o.s.solver,
-			       info.solves, info.columns, info.rows, info.seconds,
+			printf("exact       %s: %d sizes solved (%d by the DP over upsets, %ld states; %d by a MILP, %d columns, %d rows), %.2f s; %s\n",
+			       o.s.solver, info.solves, info.ideal_solves, info.ideal_states,
+			       info.milp_solves, info.columns, info.rows, info.seconds,
 			       info.certified ? "bottleneck certified minimal at each size (the iteration is not proven)" :
 			       "bottleneck not proven minimal");
 		if (!o.ilp && !o.dp)

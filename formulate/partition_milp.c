@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static double comm_cost(const struct graph *g, int e, int b)
+double pmilp_edge_comm(const struct graph *g, int e, int b)
 {
 	return graph_comm(&g->machine, 1, g->ops[g->edges[e][0]].out_bytes, b);
 }
@@ -91,14 +91,27 @@ static void assignment_rows(const struct graph *g, struct pmilp *p, const int *y
 	free(val);
 }
 
-/* Per micro-batch cost of op v on a stage of degree index k, without the
- * stage's comm and allreduce latency: tau_v(k) + ar_v(k). */
-static double op_cost(const struct graph *g, const struct pmilp *p, int v, int k)
+/* tau_v(k) + ar_v(k): op v's per micro-batch cost on a stage of degree
+ * index k, without the stage's comm and allreduce latency */
+double pmilp_op_cost(const struct graph *g, const struct pmilp *p, int v, int k)
 {
 	int deg = p->degree[k], i = graph_size_index(g, p->b / deg);
 	const struct machine *mc = &g->machine;
 	double ar = graph_allreduce(mc, g->ops[v].weight_bytes, deg) - graph_allreduce(mc, 0, deg);
 	return graph_op_time(g, v, i) + ar / p->mb;
+}
+
+/* ar0(k): the allreduce's latency term, once per stage */
+double pmilp_stage_latency(const struct graph *g, const struct pmilp *p, int k)
+{
+	return graph_allreduce(&g->machine, 0, p->degree[k]) / p->mb;
+}
+
+/* st_v + j (b / k) a_v: op v's bytes per device, j micro-batches in flight */
+double pmilp_op_bytes(const struct graph *g, const struct pmilp *p, int v, int k, int j)
+{
+	return graph_static_bytes(&g->machine, g->ops[v].weight_bytes) +
+	       j * ((double)p->b / p->degree[k]) * g->ops[v].act_bytes;
 }
 
 /*
@@ -113,7 +126,6 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 {
 	int K = p->K, n, *col;
 	double *val;
-	const struct machine *mc = &g->machine;
 	/* the longest rows: a stage's time, or the devices row (K nk terms) */
 	int len = g->nops + g->nedges + 2 > K * p->nk + 1 ? g->nops + g->nedges + 2 : K * p->nk + 1;
 	if (!row_buffers(p, len, &col, &val))
@@ -148,15 +160,15 @@ static void time_rows(const struct graph *g, struct pmilp *p, const int *y, cons
 			val[n++] = 1;
 			for (int v = 0; v < g->nops; v++) {
 				col[n] = p->x[v * K + s];
-				val[n++] = -op_cost(g, p, v, k);
+				val[n++] = -pmilp_op_cost(g, p, v, k);
 			}
 			for (int e = 0; e < g->nedges; e++) {
 				col[n] = c[e * K + s];
-				val[n++] = -comm_cost(g, e, p->b);
+				val[n++] = -pmilp_edge_comm(g, e, p->b);
 			}
 			col[n] = p->g[s * p->nk + k];
 			val[n++] = -MT;
-			double ar0 = graph_allreduce(mc, 0, p->degree[k]) / p->mb;
+			double ar0 = pmilp_stage_latency(g, p, k);
 			milp_add_row(p->m, n, col, val, ar0 - MT, MILP_INF, "time_%d_%d", s, k);
 		}
 	free(col);
@@ -216,12 +228,10 @@ static void memory_rows(const struct graph *g, struct pmilp *p, const int *y, co
 	for (int s = 0; s < K; s++)
 		for (int k = 0; k < p->nk; k++)
 			for (int j = 1; j <= K; j++) {
-				double per = (double)p->b / p->degree[k];
 				n = 0;
 				for (int v = 0; v < g->nops; v++) {
 					col[n] = p->x[v * K + s];
-					val[n++] = graph_static_bytes(&g->machine, g->ops[v].weight_bytes) +
-						   j * per * g->ops[v].act_bytes;
+					val[n++] = pmilp_op_bytes(g, p, v, k, j);
 				}
 				col[n] = p->g[s * p->nk + k];
 				val[n++] = MM;
@@ -248,7 +258,7 @@ static double bound_T(const struct graph *g, const struct pmilp *p, int D)
 	for (int v = 0; v < g->nops; v++) {
 		double t = INFINITY, kt = INFINITY;
 		for (int k = 0; k < p->nk; k++) {
-			double c = op_cost(g, p, v, k);
+			double c = pmilp_op_cost(g, p, v, k);
 			t = c < t ? c : t;
 			kt = p->degree[k] * c < kt ? p->degree[k] * c : kt;
 		}
@@ -258,7 +268,7 @@ static double bound_T(const struct graph *g, const struct pmilp *p, int D)
 	return one > work / D ? one : work / D;
 }
 
-enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
+enum status pmilp_terms(const struct graph *g, int D, int b, bool sequential,
 			struct pmilp *p, struct error *err)
 {
 	memset(p, 0, sizeof *p);
@@ -268,9 +278,27 @@ enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 	p->b = b;
 	p->mb = g->batch / b;
 	p->K = D < g->nops ? D : g->nops;
+	p->sequential = sequential;
 	for (int k = 1; k <= D && p->nk < 16; k *= 2)
 		if (b % k == 0 && graph_size_index(g, b / k) >= 0)
 			p->degree[p->nk++] = k;
+	/* all ops on one device, K micro-batches of b in flight: when even
+	 * that fits, memory cannot bind (and the MILP leaves out its columns
+	 * and rows) */
+	double worst_mem = 0;
+	for (int v = 0; v < g->nops; v++)
+		worst_mem += graph_static_bytes(&g->machine, g->ops[v].weight_bytes) +
+			     (double)p->K * b * g->ops[v].act_bytes;
+	p->memory = worst_mem > g->machine.memory_bytes;
+	p->T_lower = p->nk ? bound_T(g, p, D) : 0;
+	return STATUS_OK;
+}
+
+enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
+			struct pmilp *p, struct error *err)
+{
+	if (pmilp_terms(g, D, b, sequential, p, err))
+		return STATUS_ERROR;
 	int K = p->K;
 	p->m = milp_new();
 	p->x = malloc((size_t)g->nops * K * sizeof *p->x);
@@ -283,23 +311,17 @@ enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 		pmilp_release(p);
 		return err_set(err, "graph '%s': out of memory for the partition MILP", g->name);
 	}
-	double MT = 1, MM = g->machine.memory_bytes, worst_mem = 0;
+	double MT = 1, MM = g->machine.memory_bytes;
 	for (int v = 0; v < g->nops; v++) {
 		double worst = 0;
 		for (int i = 0; i < g->nsizes; i++)
 			worst = graph_op_time(g, v, i) > worst ? graph_op_time(g, v, i) : worst;
 		MT += worst + 2.0 * D * g->ops[v].weight_bytes / g->machine.link_bandwidth;
 		MM += graph_static_bytes(&g->machine, g->ops[v].weight_bytes) + K * b * g->ops[v].act_bytes;
-		worst_mem += graph_static_bytes(&g->machine, g->ops[v].weight_bytes) +
-			     (double)K * b * g->ops[v].act_bytes;
 	}
-	/* all ops on one device, K micro-batches of b in flight: when even
-	 * that fits, memory cannot bind and its columns and rows are left out */
-	p->memory = worst_mem > g->machine.memory_bytes;
 	for (int e = 0; e < g->nedges; e++)
-		MT += comm_cost(g, e, b);
+		MT += pmilp_edge_comm(g, e, b);
 	MT += 2.0 * D * g->machine.link_latency_us;
-	p->T_lower = p->nk ? bound_T(g, p, D) : 0;
 	p->T = milp_add_col(p->m, p->T_lower, MILP_INF, 1, false, "T");
 	for (int v = 0; v < g->nops; v++)
 		for (int s = 0; s < K; s++)
@@ -321,7 +343,6 @@ enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 	time_rows(g, p, p->y, p->c, D, MT);
 	if (p->memory)
 		memory_rows(g, p, p->y, p->h, p->eta, sequential, MM);
-	p->sequential = sequential;
 	return milp_check(p->m, err);
 }
 

@@ -36,6 +36,12 @@ struct pmilp {
 enum status pmilp_build(const struct graph *g, int D, int b, bool sequential,
 			struct pmilp *p, struct error *err);
 
+/* Only the terms of that model (b, mb, K, degrees, memory, T_lower,
+ * sequential), no MILP: what the DP over upsets needs. Released by
+ * pmilp_release too. */
+enum status pmilp_terms(const struct graph *g, int D, int b, bool sequential,
+			struct pmilp *p, struct error *err);
+
 /* Encode a partition at p's micro-batch size as a point x [ncols] of p's
  * model (a MIP start): S stages, stage_of [nops] with labels monotone on
  * every edge, degree_of [S], its bottleneck T (us per micro-batch, the
@@ -53,5 +59,17 @@ void pmilp_decode(const struct graph *g, const struct pmilp *p, const double *x,
 		  int *stage_of, int *degree_of);
 
 void pmilp_release(struct pmilp *p);
+
+/* The cost model's terms at p's micro-batch size, shared by the MILP's
+ * rows and the DP over upsets (partition/ideals.c): a stage S of degree
+ * index k takes, per micro-batch,
+ *   sum_{v in S} pmilp_op_cost(v, k) + sum_{e into S} pmilp_edge_comm(e)
+ *   + pmilp_stage_latency(k)
+ * and holds sum_{v in S} pmilp_op_bytes(v, k, j) bytes per device with j
+ * micro-batches in flight. */
+double pmilp_op_cost(const struct graph *g, const struct pmilp *p, int v, int k);
+double pmilp_edge_comm(const struct graph *g, int e, int b);
+double pmilp_stage_latency(const struct graph *g, const struct pmilp *p, int k);
+double pmilp_op_bytes(const struct graph *g, const struct pmilp *p, int v, int k, int j);
 
 #endif

@@ -12,15 +12,24 @@ static const char *partition_method_at(int i)
 	return i >= 0 && i < 3 ? names[i] : NULL;
 }
 
+/* The exact partitioner's engines: the DP over upsets, auto (that DP, or
+ * CBC where the graph is too big for it), then every MILP backend. */
+static const char *partition_solver_at(int i)
+{
+	static const char *const own[] = {"auto", "ideals"};
+	return i >= 0 && i < 2 ? own[i] : solve_solver_at(i - 2);
+}
+
 #define OFF(f) offsetof(struct partition_settings, f)
 const struct opt partition_opts[] = {
 	{.name = "method", .type = OPT_CHOICE, .choice = partition_method_at, .dflt = "search",
 	 .offset = OFF(method), .where = OPT_BOTH,
-	 .help = "a local search over every convex partition timed by simulation, seeded by the DP's; GraphPipe's DP over the series-parallel tree; or the exact MILP (small graphs)"},
+	 .help = "a local search over every convex partition timed by simulation, seeded by the DP's; GraphPipe's DP over the series-parallel tree; or the exact partitioner (small graphs: a DP over upsets or the MILP)"},
 	{.name = "sequential", .type = OPT_FLAG, .offset = OFF(sequential), .where = OPT_BOTH,
 	 .help = "stages form a chain (the sequential pipeline baseline)"},
-	{.name = "solver", .type = OPT_CHOICE, .choice = solve_solver_at, .dflt = "cbc",
-	 .offset = OFF(solver), .where = OPT_BOTH, .help = "the MILP solver (ilp)"},
+	{.name = "solver", .type = OPT_CHOICE, .choice = partition_solver_at, .dflt = "auto",
+	 .offset = OFF(solver), .where = OPT_BOTH,
+	 .help = "the exact engine (ilp): ideals (a DP over the graph's upsets), a MILP backend, or auto (the DP, the MILP with CBC where the graph is too big for it)"},
 	{.name = "devices", .type = OPT_INT, .arg = "D", .lo = 1, .hi = 4096,
 	 .offset = OFF(devices), .where = OPT_CLI,
 	 .help = "devices to use (required; in a sweep, the point's)"},

@@ -94,6 +94,9 @@ struct ilp_info {
 	const char *stopped_by;  /* "interrupt" or "time_limit" when a size was cut
 	                            short or left unsolved; NULL otherwise */
 	int solves, columns, rows;
+	int ideal_solves;        /* sizes solved by the DP over upsets */
+	long ideal_states;       /* its states, all sizes */
+	int milp_solves;         /* sizes solved by a MILP backend */
 	int infeasible;          /* sizes the solver proved infeasible */
 	int stopped;             /* sizes a limit stopped before a solution, or
 	                            left unsolved when the time ran out */
@@ -112,8 +115,10 @@ struct ilp_info {
 };
 
 /* The exact partitioner (partition_ilp.c): the MILP of
- * formulate/partition_milp.c at each micro-batch size, solved by `solver`
- * ("cbc" or "glpk") within time_limit seconds in all (each size an equal
+ * formulate/partition_milp.c at each micro-batch size, solved by `solver`:
+ * "ideals" (the DP over upsets, ideals.h), "auto" (that DP, or CBC at a
+ * size too big for it; NULL means auto), "cbc" or "glpk", within
+ * time_limit seconds in all (each size an equal
  * share of what is left; <= 0: none; no solver child outlives the limit
  * by more than half its allowance, common/stop.h); the shortest
  * iteration among sizes, like the DP. An interrupt ends it with the best

@@ -1,10 +1,11 @@
 /*
- * The exact partitioner: the MILP of formulate/partition_milp.c at every
- * micro-batch size, solved by a backend (solvers/), decoded and evaluated
- * with the same cost model as the DP (partition_evaluate). What it proves
- * is the bottleneck: a size's result is certified when the solver proves
- * its minimum bottleneck (or that no partition fits) and the decoded plan,
- * evaluated independently, has exactly the solver's bottleneck. Among
+ * The exact partitioner: the problem of formulate/partition_milp.c at
+ * every micro-batch size, solved by the DP over upsets (ideals.c) or by a
+ * MILP backend (solvers/), decoded and evaluated with the same cost model
+ * as GraphPipe's DP (partition_evaluate). What it proves is the
+ * bottleneck: a size's result is certified when the engine proves its
+ * minimum bottleneck (or that no partition fits) and the decoded plan,
+ * evaluated independently, has exactly the engine's bottleneck. Among
  * sizes the shortest simulated iteration wins.
  *
  * Warm start: the search (search.c, a small share of the time) and the
@@ -28,6 +29,7 @@
 #include <string.h>
 
 #include "formulate/partition_milp.h"
+#include "partition/ideals.h"
 #include "solvers/solver.h"
 
 /* The plan of a MILP solution: used slots in label order. */
@@ -82,16 +84,16 @@ static enum status no_partition(const struct graph *g, int devices, struct ilp_i
 {
 	if (info->stopped) {
 		info->outcome = OUTCOME_TIME_LIMIT;
-		return err_set(err, "graph '%s': no partition onto %d devices found by the MILP within the time limit (%d micro-batch sizes stopped before a solution)",
+		return err_set(err, "graph '%s': no partition onto %d devices found within the time limit (%d micro-batch sizes stopped before a solution)",
 			       g->name, devices, info->stopped);
 	}
 	if (info->infeasible && info->infeasible == info->solves) {
 		info->outcome = OUTCOME_INFEASIBLE;
-		return err_set(err, "graph '%s': no partition onto %d devices: the MILP is infeasible at each of the %d micro-batch sizes tried (memory too tight)",
+		return err_set(err, "graph '%s': no partition onto %d devices: proven infeasible at each of the %d micro-batch sizes tried (memory too tight)",
 			       g->name, devices, info->solves);
 	}
 	info->outcome = OUTCOME_NO_SOLUTION;
-	return err_set(err, "graph '%s': no partition onto %d devices found by the MILP (%d micro-batch sizes solved, %d proven infeasible)",
+	return err_set(err, "graph '%s': no partition onto %d devices found (%d micro-batch sizes solved, %d proven infeasible)",
 		       g->name, devices, info->solves, info->infeasible);
 }
 
@@ -217,16 +219,70 @@ static double *encode_start(const struct graph *g, struct pmilp *pm, const struc
 	return x;
 }
 
+/*
+ * One size by the DP over upsets (ideals.c), its answer in the shape of a
+ * solver's: the plan encoded as a point of pm's model (so that decoding
+ * and the independent re-evaluation are the MILP's), optimal, none below
+ * ub (infeasible), or stopped. False when the graph is too big for it.
+ */
+static double *encode_plan(const struct graph *g, const struct pmilp *pm,
+			   const struct ideals_plan *q, double T)
+{
+	double *x = malloc(pm->m->ncols * sizeof *x);
+	if (x && pmilp_start(g, pm, q->nstages, q->stage_of, q->degree_of, T, x))
+		return x;
+	free(x);
+	return NULL;
+}
+
+static bool solve_by_ideals(const struct graph *g, const struct pmilp *pm, int D, double ub,
+			    double deadline, struct solver_result *sr, double **alt,
+			    struct ilp_info *info)
+{
+	struct ideals_result ir;
+	ideals_solve(g, pm, D, ub, deadline, &ir);
+	if (ir.outcome == IDEALS_TOO_BIG)
+		return false;
+	memset(sr, 0, sizeof *sr);
+	sr->seconds = ir.seconds;
+	info->ideal_solves++;
+	info->ideal_states += ir.states;
+	if (ir.outcome == IDEALS_STOPPED) {
+		sr->outcome = OUTCOME_TIME_LIMIT;
+		return true;
+	}
+	if (ir.outcome == IDEALS_NONE) {
+		sr->outcome = OUTCOME_INFEASIBLE;
+		return true;
+	}
+	sr->x = encode_plan(g, pm, &ir.plan[0], ir.bottleneck);
+	if (sr->x) {
+		sr->outcome = OUTCOME_OPTIMAL;
+		sr->has_solution = true;
+		sr->objective = ir.bottleneck;
+		sr->bound = ir.bottleneck;
+		*alt = ir.nplans > 1 ? encode_plan(g, pm, &ir.plan[1], ir.bottleneck) : NULL;
+	} else {
+		sr->outcome = OUTCOME_ERROR;   /* out of memory: no proof */
+	}
+	return true;
+}
+
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
 			  const char *solver, double time_limit, struct partition *best,
 			  struct ilp_info *info, struct error *err)
 {
-	const struct solver_backend *be = solver_find(solver ? solver : "cbc");
+	/* auto: the DP over upsets, the MILP (CBC) at a size too big for it */
+	if (!solver)
+		solver = "auto";
+	bool ideals = !strcmp(solver, "auto") || !strcmp(solver, "ideals");
+	bool milp = strcmp(solver, "ideals") != 0;
+	const struct solver_backend *be = milp ? solver_find(ideals ? "cbc" : solver) : NULL;
 	memset(best, 0, sizeof *best);
 	memset(info, 0, sizeof *info);
 	info->certified = true;
 	info->outcome = OUTCOME_ERROR;
-	if (!be)
+	if (milp && !be)
 		return err_set(err, "unknown solver '%s'", solver);
 	if (o->devices < 1 || o->devices > g->machine.devices)
 		return err_set(err, "graph '%s': --devices %d: the machine has %d", g->name,
@@ -287,11 +343,21 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		/* the start sets the cutoff (T's upper bound) and is the answer
 		 * if the solver has none; it is not handed over as a MIP start:
 		 * CBC then solves without its preprocessor (cbc.c), 2x slower here */
-		struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9,
-					    .kill_at = kill_at};
-		info->columns += pm.m->ncols;
-		info->rows += pm.m->nrows;
-		st = solver_solve_isolated(be, pm.m, &so, &sr, err);
+		double ub = start ? pm.m->cols[pm.T].ub : INFINITY, *alt = NULL;
+		bool done = ideals && solve_by_ideals(g, &pm, o->devices, ub,
+						      deadline > 0 ? clock_seconds() + share : 0, &sr,
+						      &alt, info);
+		if (!done && !milp) {
+			st = err_set(err, "graph '%s': too big for the DP over upsets (more than 64 operators, or too many upsets or states at %d devices): use --solver cbc or glpk",
+				     g->name, o->devices);
+		} else if (!done) {
+			struct solver_options so = {.time_limit = share, .threads = 1, .rel_gap = 1e-9,
+						    .kill_at = kill_at};
+			info->columns += pm.m->ncols;
+			info->rows += pm.m->nrows;
+			info->milp_solves++;
+			st = solver_solve_isolated(be, pm.m, &so, &sr, err);
+		}
 		if (st) {
 			free(start);
 			pmilp_release(&pm);
@@ -317,6 +383,9 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		const double *x = sr.has_solution ? sr.x : start;
 		double obj = sr.has_solution ? sr.objective : milp_objective(pm.m, start);
 		st = decode_plan(g, &pm, x, o->sequential, &p, err);
+		struct partition second = {0};
+		bool has_second = !st && alt && !decode_plan(g, &pm, alt, o->sequential, &second, &why);
+		free(alt);
 		solver_result_release(&sr);
 		free(start);
 		pmilp_release(&pm);
@@ -329,9 +398,24 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		/* sizes compete on the simulated iteration (the number plan and
 		 * exec see); a plan 1f1b-dag cannot run in memory is skipped */
 		struct error serr;
+		if (has_second && (fabs(second.bottleneck - obj) > 1e-6 * (obj > 1 ? obj : 1) + 1e-6 ||
+				   partition_simulate(g, &second, &serr))) {
+			partition_release(&second);
+			has_second = false;
+		}
 		if (partition_simulate(g, &p, &serr)) {
 			partition_release(&p);
-			continue;
+			if (!has_second)
+				continue;
+			p = second;
+			has_second = false;
+		}
+		/* the DP's second plan at the optimum, when it runs shorter */
+		if (has_second && second.iteration_time < p.iteration_time) {
+			partition_release(&p);
+			p = second;
+		} else if (has_second) {
+			partition_release(&second);
 		}
 		/* the start, when its bottleneck is the optimum too and it runs
 		 * shorter, is the better of two certified plans */
@@ -359,7 +443,7 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		return STATUS_ERROR;
 	}
 	if (!any && info->stopped_by && !strcmp(info->stopped_by, "interrupt"))
-		return err_set(err, "graph '%s': interrupted before the MILP found a partition",
+		return err_set(err, "graph '%s': interrupted before the exact partitioner found a partition",
 			       g->name);
 	if (!any)
 		return no_partition(g, o->devices, info, err);

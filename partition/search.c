@@ -25,6 +25,7 @@
  */
 #include "partition/partition.h"
 #include "partition/bridge.h"
+#include "partition/ideals.h"
 #include "graph/cost.h"
 #include "common/clock.h"
 #include "common/stop.h"
@@ -742,6 +743,8 @@ struct size_best {
 	int b;
 	struct lab best;    /* the best labelling found at b */
 	struct lab alt;     /* the other seeds' best at b (descended too) */
+	struct lab exact;   /* the exact engine's best at b, descended last:
+	                       kept apart so that it displaces no DP seed */
 };
 
 static bool search_init(struct search *sr, const struct graph *g, int D, double deadline)
@@ -855,6 +858,37 @@ static void seed(struct search *sr, const struct partition_options *o, bool sequ
 		keep(sr, at, tmp);
 }
 
+/* Seeds from the exact engine on small graphs (at most EXACT_SEED_OPS
+ * operators, where it takes milliseconds): the plans of minimum
+ * bottleneck at b (ideals.c), each timed and kept; the DP gets at most
+ * EXACT_SEED_SECONDS, or a tenth of the time left. The minimum bottleneck
+ * is not the shortest iteration, but it is a start the SP and sequential
+ * DPs cannot give when the best stages cut across branches. */
+#define EXACT_SEED_OPS 24
+#define EXACT_SEED_SECONDS 0.25
+static void seed_exact(struct search *sr, struct lab *best, struct lab *tmp)
+{
+	struct pmilp pm;
+	struct error err;
+	if (sr->g->nops > EXACT_SEED_OPS || pmilp_terms(sr->g, sr->D, sr->b, false, &pm, &err))
+		return;
+	double now = clock_seconds(), give = EXACT_SEED_SECONDS;
+	if (sr->deadline > 0 && 0.1 * (sr->deadline - now) < give)
+		give = 0.1 * (sr->deadline - now);
+	struct ideals_result ir;
+	ideals_solve(sr->g, &pm, sr->D, INFINITY, now + give, &ir);
+	pmilp_release(&pm);
+	for (int i = 0; ir.outcome == IDEALS_OPTIMAL && i < ir.nplans; i++) {
+		tmp->S = ir.plan[i].nstages;
+		tmp->chain = false;
+		memcpy(tmp->of, ir.plan[i].stage_of, sr->g->nops * sizeof *tmp->of);
+		memcpy(tmp->deg, ir.plan[i].degree_of, tmp->S * sizeof *tmp->deg);
+		tmp->value = INFINITY;
+		if (simulate(sr, tmp) && (!isfinite(best->value) || better(tmp, best)))
+			lab_copy(best, tmp, sr->g->nops);
+	}
+}
+
 /* The labelling l moved to size b: degrees halved until b / k is listed. */
 static bool adapt(struct search *sr, struct lab *l)
 {
@@ -907,31 +941,39 @@ enum status partition_search_top(const struct graph *g, const struct partition_o
 	int n = 0;
 	sr.rng = 0x9e3779b97f4a7c15ULL;
 	/* seeds at every size: the DP's and the sequential DP's plans (and,
-	 * for the graph pipeline, the topological order in D runs) */
+	 * for the graph pipeline, the topological order in D runs and, on
+	 * small graphs, the exact engine's plans) */
 	for (int i = 0; ok && i < nsizes && !out_of_time(&sr); i++) {
 		if (sizes[i] < 1 || g->batch % sizes[i] || graph_size_index(g, sizes[i]) < 0)
 			continue;
 		at[n].b = sizes[i];
-		ok = lab_init(&at[n].best, g->nops) && lab_init(&at[n].alt, g->nops);
+		ok = lab_init(&at[n].best, g->nops) && lab_init(&at[n].alt, g->nops) &&
+		     lab_init(&at[n].exact, g->nops);
 		set_size(&sr, sizes[i]);
 		if (ok && !o->sequential) {
 			seed(&sr, o, false, &at[n], &tmp);
 			seed_topo(&sr, &at[n], &tmp);
+			seed_exact(&sr, &at[n].exact, &tmp);
 		}
 		if (ok)
 			seed(&sr, o, true, &at[n], &tmp);
+		if (ok && !isfinite(at[n].best.value) && isfinite(at[n].exact.value)) {
+			lab_copy(&at[n].best, &at[n].exact, g->nops);
+			at[n].exact.value = INFINITY;
+		}
 		if (ok && isfinite(at[n].best.value))
 			n++;
 		else if (ok) {
 			lab_release(&at[n].best);
 			lab_release(&at[n].alt);
+			lab_release(&at[n].exact);
 		}
 	}
 	info->seed_sims = sr.sims;
 	if (ok && n)
 		qsort(at, n, sizeof *at, by_value);
-	/* descend from the best sizes' seeds (both kept per size), at least
-	 * DESCENTS of them, more while the budget lasts */
+	/* descend from the best sizes' seeds (both DP seeds kept per size),
+	 * at least DESCENTS of them, more while the budget lasts */
 	for (int i = 0, k = 0; ok && !o->sequential && i < 2 * n && !out_of_time(&sr); i++) {
 		struct size_best *a = &at[i % n];
 		struct lab *l = i < n ? &a->best : &a->alt;
@@ -940,10 +982,10 @@ enum status partition_search_top(const struct graph *g, const struct partition_o
 		set_size(&sr, a->b);
 		descend(&sr, l, &mv);
 		k++;
-		if (better(&a->alt, &a->best)) {
+		if (l != &a->best && better(l, &a->best)) {
 			lab_copy(&tmp, &a->best, g->nops);
-			lab_copy(&a->best, &a->alt, g->nops);
-			lab_copy(&a->alt, &tmp, g->nops);
+			lab_copy(&a->best, l, g->nops);
+			lab_copy(l, &tmp, g->nops);
 		}
 	}
 	if (ok && n)
@@ -965,6 +1007,19 @@ enum status partition_search_top(const struct graph *g, const struct partition_o
 		set_size(&sr, at[0].b);
 		kick_and_descend(&sr, &at[0].best, &mv, &tmp);
 	}
+	/* last, the exact engine's seeds, descended at every size and taken
+	 * where better: after the rest, so that they take no budget from it
+	 * and the result is never worse than without them */
+	for (int i = 0; ok && !o->sequential && i < n && !out_of_time(&sr); i++) {
+		if (!isfinite(at[i].exact.value))
+			continue;
+		set_size(&sr, at[i].b);
+		descend(&sr, &at[i].exact, &mv);
+		if (better(&at[i].exact, &at[i].best))
+			lab_copy(&at[i].best, &at[i].exact, g->nops);
+	}
+	if (ok && n)
+		qsort(at, n, sizeof *at, by_value);
 	enum status st = STATUS_OK;
 	if (!ok)
 		st = err_set(err, "graph '%s': out of memory for the partition search", g->name);
@@ -991,6 +1046,7 @@ enum status partition_search_top(const struct graph *g, const struct partition_o
 	for (int i = 0; at && i < nsizes; i++) {
 		lab_release(&at[i].best);
 		lab_release(&at[i].alt);
+		lab_release(&at[i].exact);
 	}
 	free(at);
 	for (int i = 0; i < mv.cap; i++)

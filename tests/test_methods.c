@@ -292,7 +292,7 @@ static void test_opt_set_defaults(void **state)
 	assert_false(set_has(&set, run_opts_threads));
 	assert_double_near(run.time_limit, 60, 0);
 	assert_string_equal(pa.method, "search");
-	assert_string_equal(pa.solver, "cbc");
+	assert_string_equal(pa.solver, "auto");
 	assert_false(pa.sequential);
 	assert_null(pa.sizes);     /* "the graph's": words, so NULL (settings.h) */
 }

@@ -6,7 +6,9 @@
  * each evaluated with the shared cost model (partition_evaluate); the
  * smallest bottleneck must be the MILP's. Then the DP against the MILP: on
  * chains every partition is a run of SP segments, so they are equal; on
- * series-parallel graphs the DP searches a subset, so DP >= MILP.
+ * series-parallel graphs the DP searches a subset, so DP >= MILP. The DP
+ * over upsets (the exact engine of partition/ideals.c) against the same
+ * brute force, and against the MILP where there is none.
  */
 #include "test_helpers.h"
 
@@ -125,21 +127,32 @@ static double brute_best(const struct graph *g, int D, int b)
 	return bf.best;
 }
 
-static double solve(const struct graph *g, int D, int b, bool ilp, bool *certified)
+/* The bottleneck at size b by the exact partitioner with `solver`
+ * ("cbc", "ideals", ...; NULL: GraphPipe's DP); *info what it did. */
+static double solve_with(const struct graph *g, int D, int b, bool sequential,
+			 const char *solver, struct ilp_info *info)
 {
 	int sizes[1] = {b};
-	struct partition_options o = {.devices = D, .nsizes = 1, .sizes = sizes};
+	struct partition_options o = {.devices = D, .nsizes = 1, .sizes = sizes,
+				      .sequential = sequential};
 	struct partition p;
-	struct ilp_info info;
 	struct error err;
-	enum status st = ilp ? partition_ilp(g, &o, "cbc", 60, &p, &info, &err)
-			     : partition_dp(g, &o, &p, &err);
+	memset(info, 0, sizeof *info);
+	enum status st = solver ? partition_ilp(g, &o, solver, 60, &p, info, &err)
+				: partition_dp(g, &o, &p, &err);
 	if (st)
-		fail_msg("%s: %s", ilp ? "ilp" : "dp", err.msg);
-	if (certified)
-		*certified = info.certified;
+		fail_msg("%s: %s", solver ? solver : "dp", err.msg);
 	double v = p.bottleneck;
 	partition_release(&p);
+	return v;
+}
+
+static double solve(const struct graph *g, int D, int b, bool ilp, bool *certified)
+{
+	struct ilp_info info;
+	double v = solve_with(g, D, b, false, ilp ? "cbc" : NULL, &info);
+	if (certified)
+		*certified = info.certified;
 	return v;
 }
 
@@ -222,6 +235,133 @@ static void test_ilp_memory(void **state)
 	assert_true(binding >= 1);
 }
 
+/*
+ * The DP over upsets (partition/ideals.c) is the brute force's minimum on
+ * every shape, seed, device count up to 4 and size, with memory loose and
+ * with memory binding, and proves it alone (no MILP solve).
+ */
+static void test_ideals_equals_brute_force(void **state)
+{
+	int binding = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		for (unsigned seed = 1; seed <= 3; seed++)
+			for (double mem = 25000; mem <= 1e9; mem = mem < 1e5 ? mem + 25000 : 1e9 + 1) {
+				struct graph *g = make_graph(&shapes[i], seed, mem);
+				struct graph *loose = make_graph(&shapes[i], seed, 1e9);
+				for (int D = 1; D <= 4; D++)
+					for (int b = 2; b <= 4; b += 2) {
+						double want = brute_best(g, D, b);
+						if (want >= 1e300)
+							continue;
+						binding += want > brute_best(loose, D, b) * (1 + 1e-9);
+						struct ilp_info info;
+						double got = solve_with(g, D, b, false, "ideals", &info);
+						if (fabs(got - want) > 1e-9 * want)
+							fail_msg("%s seed %u memory %g D %d b %d: DP over upsets %.12g, brute force %.12g",
+								 shapes[i].name, seed, mem, D, b, got, want);
+						assert_true(info.certified);
+						assert_int_equal(info.ideal_solves, 1);
+						assert_int_equal(info.milp_solves, 0);
+					}
+				graph_free(g);
+				graph_free(loose);
+			}
+	/* the memory range was chosen so that it binds on some cases */
+	assert_true(binding >= 5);
+}
+
+/*
+ * The sequential pipeline (stages a chain: in flight = the stages after
+ * it, plus one) has no brute force here; the MILP (CBC) is the
+ * independent method: the two agree, memory binding or not.
+ */
+static void test_ideals_sequential_equals_milp(void **state)
+{
+	int compared = 0;
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+		for (unsigned seed = 1; seed <= 2; seed++)
+			for (double mem = 30000; mem <= 1e9; mem = mem < 1e5 ? mem * 2 : 1e9 + 1) {
+				struct graph *g = make_graph(&shapes[i], seed, mem);
+				for (int D = 2; D <= 4; D++) {
+					if (brute_best(g, D, 4) >= 1e300)
+						continue;   /* no graph partition fits: nor a chain */
+					struct ilp_info a, c;
+					double dp = solve_with(g, D, 4, true, "ideals", &a);
+					double milp = solve_with(g, D, 4, true, "cbc", &c);
+					if (fabs(dp - milp) > 1e-6 * milp)
+						fail_msg("%s seed %u memory %g D %d sequential: DP over upsets %.9g, MILP %.9g",
+							 shapes[i].name, seed, mem, D, dp, milp);
+					assert_true(a.certified && c.certified);
+					compared++;
+				}
+				graph_free(g);
+			}
+	assert_true(compared >= 20);
+}
+
+/*
+ * Issue 15 item 2: the fork-join of test_ilp_12_ops_4_devices at 8
+ * devices (the MILP did not prove it in 60 s): the whole call proves it
+ * (every size by the DP over upsets), and at the size it chose the
+ * bottleneck is the brute force's.
+ */
+static void test_ideals_12_ops_8_devices(void **state)
+{
+	static const struct shape fj12 = {"fork-join12", 12, 13,
+		{{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9},
+		 {3, 10}, {6, 10}, {9, 10}, {10, 11}}, false};
+	for (unsigned seed = 1; seed <= 2; seed++) {
+		struct graph *g = make_graph(&fj12, seed, 1e9);
+		g->machine.devices = 8;
+		struct partition_options o = {.devices = 8};
+		struct partition p;
+		struct ilp_info info;
+		struct error err;
+		double t0 = clock_seconds();
+		if (partition_ilp(g, &o, "auto", 30, &p, &info, &err))
+			fail_msg("seed %u: %s", seed, err.msg);
+		print_message("fork-join12 seed %u at 8 devices: proven in %.3f s (%ld states)\n",
+			      seed, clock_seconds() - t0, info.ideal_states);
+		assert_true(info.certified);
+		assert_null(info.stopped_by);
+		assert_int_equal(info.ideal_solves, info.solves);
+		double want = brute_best(g, 8, p.microbatch);
+		if (fabs(p.bottleneck - want) > 1e-9 * want)
+			fail_msg("seed %u b %d: DP over upsets %.12g, brute force %.12g", seed,
+				 p.microbatch, p.bottleneck, want);
+		partition_release(&p);
+		graph_free(g);
+	}
+}
+
+/*
+ * Too big for the DP (more than 64 operators): --solver ideals refuses in
+ * one line, auto proves it with the MILP.
+ */
+static void test_ideals_too_big(void **state)
+{
+	enum { N = 70 };
+	int e[N - 1][2];
+	for (int v = 0; v + 1 < N; v++) {
+		e[v][0] = v;
+		e[v][1] = v + 1;
+	}
+	struct graph *g = small_graph("chain70", N, N - 1, (const int (*)[2])e, 3, 1e9, false);
+	int sizes[1] = {4};
+	struct partition_options o = {.devices = 2, .nsizes = 1, .sizes = sizes};
+	struct partition p;
+	struct ilp_info info;
+	struct error err = {{0}};
+	assert_int_equal(partition_ilp(g, &o, "ideals", 60, &p, &info, &err), STATUS_ERROR);
+	assert_contains(err.msg, "too big for the DP over upsets");
+	assert_int_equal(partition_ilp(g, &o, "auto", 60, &p, &info, &err), STATUS_OK);
+	assert_true(info.certified);
+	assert_int_equal(info.ideal_solves, 0);
+	assert_int_equal(info.milp_solves, 1);
+	partition_release(&p);
+	graph_free(g);
+}
+
 static void test_dp_vs_ilp(void **state)
 {
 	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
@@ -247,9 +387,9 @@ static void test_dp_vs_ilp(void **state)
  */
 static void test_ilp_no_partition_verdicts(void **state)
 {
-	static const char *const solvers[] = {"cbc", "glpk"};
+	static const char *const solvers[] = {"cbc", "glpk", "ideals", "auto"};
 	struct graph *tight = make_graph(&shapes[0], 1, 1), *loose = make_graph(&shapes[0], 1, 1e9);
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		struct partition_options o = {.devices = 2};
 		struct partition p;
 		struct ilp_info info;
@@ -280,6 +420,10 @@ int main(void)
 		cmocka_unit_test(test_ilp_equals_brute_force),
 		cmocka_unit_test(test_ilp_memory),
 		cmocka_unit_test(test_ilp_12_ops_4_devices),
+		cmocka_unit_test(test_ideals_equals_brute_force),
+		cmocka_unit_test(test_ideals_sequential_equals_milp),
+		cmocka_unit_test(test_ideals_12_ops_8_devices),
+		cmocka_unit_test(test_ideals_too_big),
 		cmocka_unit_test(test_dp_vs_ilp),
 		cmocka_unit_test(test_ilp_no_partition_verdicts),
 	};

@@ -1,0 +1,53 @@
+/*
+ * The exact partitioner's own engine (ideals.c): the minimum bottleneck of
+ * the partition MILP (formulate/partition_milp.h) at one micro-batch size,
+ * found by a dynamic program over the graph's upsets instead of a MILP
+ * solver. Same space (every convex partition with an acyclic stage graph,
+ * power-of-two degrees, at most D devices), same cost model (the pmilp_*
+ * terms), same memory rule (in flight = stages on the longest stage path
+ * to a sink; a chain: the stages after it, plus one).
+ */
+#ifndef PIPEOPT_PARTITION_IDEALS_H
+#define PIPEOPT_PARTITION_IDEALS_H
+
+#include <stdbool.h>
+
+#include "formulate/partition_milp.h"
+#include "graph/graph.h"
+
+enum ideals_outcome {
+	IDEALS_OPTIMAL,      /* the minimum bottleneck (<= ub) and a plan */
+	IDEALS_NONE,         /* proven: no plan with bottleneck <= ub fits */
+	IDEALS_STOPPED,      /* the deadline or an interrupt came first */
+	IDEALS_TOO_BIG,      /* too many upsets or states: use the MILP */
+};
+
+/* A plan: stages in label order. */
+struct ideals_plan {
+	int nstages;
+	int stage_of[64];    /* [nops] the stage of every op (monotone) */
+	int degree_of[64];   /* [nstages] devices per stage */
+};
+
+struct ideals_result {
+	enum ideals_outcome outcome;
+	double bottleneck;   /* us per micro-batch, when optimal */
+	/* plans at the optimum bottleneck, for the caller to simulate: the
+	 * first pass's, then the one of least total stage time (sum_s t_s) */
+	int nplans;
+	struct ideals_plan plan[2];
+	long upsets;         /* upsets of the graph (the DP's first index) */
+	long states;         /* DP states solved */
+	double seconds;
+};
+
+/* Graphs with more operators than this are left to the MILP. */
+#define IDEALS_MAX_OPS 64
+
+/* Solve pm's problem (built by pmilp_build for D devices) for plans with
+ * bottleneck <= ub (INFINITY: any), until deadline (clock_seconds; 0:
+ * none) or stop_requested(). */
+void ideals_solve(const struct graph *g, const struct pmilp *pm, int D, double ub,
+		  double deadline, struct ideals_result *r);
+
+#endif
