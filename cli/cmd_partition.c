@@ -1,4 +1,5 @@
 /* pipeopt partition GRAPH --devices D: GraphPipe's partitioner. */
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +167,12 @@ int cmd_partition(int argc, char **argv)
 				"solver_seconds", info.seconds, "warm_starts", info.warm_starts,
 				"cutoffs", info.cutoffs, "sizes_pruned", info.pruned,
 				"certifies", "the minimum bottleneck_us at each size solved"));
+			if (isfinite(info.iteration_bound)) {
+				json_object_set_new(j, "iteration_bound_us", json_real(info.iteration_bound));
+				json_object_set_new(j, "iteration_bound_exact", json_boolean(info.iteration_bound_exact));
+				json_object_set_new(j, "iteration_gap",
+						    json_real(verdict_gap(p.iteration_time, info.iteration_bound)));
+			}
 			if (info.stopped_by)
 				json_object_set_new(j, "stopped_by", json_string(info.stopped_by));
 		} else if (!o.dp) {
@@ -183,6 +190,10 @@ int cmd_partition(int argc, char **argv)
 			       info.milp_solves, info.columns, info.rows, info.seconds,
 			       info.certified ? "bottleneck certified minimal at each size (the iteration is not proven)" :
 			       "bottleneck not proven minimal");
+		if (o.ilp && isfinite(info.iteration_bound))
+			printf("bound       %.6g us: no partition at any size tried runs a shorter iteration (m x the least busy time of the busiest stage, comm and memory relaxed%s); this plan is %.2f %% above it\n",
+			       info.iteration_bound, info.iteration_bound_exact ? "" : "; bound_T at some sizes",
+			       100 * (p.iteration_time / info.iteration_bound - 1));
 		if (!o.ilp && !o.dp)
 			printf("search      %d simulations (%d of the DP seeds), %d repeats answered from memory, %d moves\n",
 			       si.sims, si.seed_sims, si.cached, si.moves);

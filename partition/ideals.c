@@ -370,14 +370,15 @@ static bool reverse_topological(struct ctx *x)
 	return true;
 }
 
-static bool setup(struct ctx *x, const struct graph *g, const struct pmilp *pm, int D)
+static bool setup(struct ctx *x, const struct graph *g, const struct pmilp *pm, int D,
+		  bool busy_only)
 {
 	x->n = g->nops;
 	x->D = D;
 	x->nk = pm->nk < MAX_DEGREES ? pm->nk : MAX_DEGREES;
 	x->all = x->n == 64 ? ~(uint64_t)0 : bit(x->n) - 1;
 	x->mem_limit = g->machine.memory_bytes;
-	x->memory = pm->memory;
+	x->memory = pm->memory && !busy_only;
 	x->sequential = pm->sequential;
 	for (int k = 0; k < x->nk; k++) {
 		x->degree[k] = pm->degree[k];
@@ -399,7 +400,7 @@ static bool setup(struct ctx *x, const struct graph *g, const struct pmilp *pm, 
 	}
 	for (int e = 0; e < g->nedges; e++) {
 		int u = g->edges[e][0], v = g->edges[e][1];
-		double c = pmilp_edge_comm(g, e, pm->b);
+		double c = busy_only ? 0 : pmilp_edge_comm(g, e, pm->b);
 		x->in[v][x->nin[v]++] = (struct arc){u, c};
 		x->out[u][x->nout[u]++] = (struct arc){v, c};
 	}
@@ -458,7 +459,7 @@ static void reconstruct(const struct ctx *x, struct ideals_plan *r)
 }
 
 void ideals_solve(const struct graph *g, const struct pmilp *pm, int D, double ub,
-		  double deadline, struct ideals_result *r)
+		  double deadline, bool busy_only, struct ideals_result *r)
 {
 	double t0 = clock_seconds();
 	memset(r, 0, sizeof *r);
@@ -471,19 +472,21 @@ void ideals_solve(const struct graph *g, const struct pmilp *pm, int D, double u
 		return;
 	x->ub = ub;
 	x->deadline = deadline;
-	if (setup(x, g, pm, D) && (r->upsets = count_upsets(x, 0, 0, MAX_UPSETS + 1)) <= MAX_UPSETS &&
+	if (setup(x, g, pm, D, busy_only) && (r->upsets = count_upsets(x, 0, 0, MAX_UPSETS + 1)) <= MAX_UPSETS &&
 	    grow_table(x)) {
 		uint8_t lev[IDEALS_MAX_OPS] = {0};
 		double best = solve_state(x, 0, 0, 0, lev);
 		r->states = x->used;
 		if (!x->stop && !x->too_big && !isinf(best)) {
+			r->bottleneck = best;
+			reconstruct(x, &r->plan[r->nplans++]);
+		}
+		if (!busy_only && !x->stop && !x->too_big && !isinf(best)) {
 			/* a second plan at the optimum: the least total stage
 			 * time (sum_s t_s), by the same DP with + for max under
 			 * ub = the optimum (a hair above, as the MILP's cutoff
 			 * is); which of the two runs shorter is the simulator's
 			 * to say (neither criterion is the iteration time) */
-			r->bottleneck = best;
-			reconstruct(x, &r->plan[r->nplans++]);
 			memset(x->tab, 0, x->cap * sizeof *x->tab);
 			x->used = 0;
 			x->sum = true;

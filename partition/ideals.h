@@ -44,10 +44,12 @@ struct ideals_result {
 /* Graphs with more operators than this are left to the MILP. */
 #define IDEALS_MAX_OPS 64
 
-/* Solve pm's problem (built by pmilp_build for D devices) for plans with
- * bottleneck <= ub (INFINITY: any), until deadline (clock_seconds; 0:
- * none) or stop_requested(). */
+/* Solve pm's problem (pmilp_terms or pmilp_build for D devices) for plans
+ * with bottleneck <= ub (INFINITY: any), until deadline (clock_seconds; 0:
+ * none) or stop_requested(). busy_only: the relaxation without comm and
+ * memory, whose optimum is the least possible busy time per micro-batch
+ * of the busiest stage (see partition_ilp's iteration bound). */
 void ideals_solve(const struct graph *g, const struct pmilp *pm, int D, double ub,
-		  double deadline, struct ideals_result *r);
+		  double deadline, bool busy_only, struct ideals_result *r);
 
 #endif

@@ -97,6 +97,12 @@ struct ilp_info {
 	int ideal_solves;        /* sizes solved by the DP over upsets */
 	long ideal_states;       /* its states, all sizes */
 	int milp_solves;         /* sizes solved by a MILP backend */
+	double iteration_bound;  /* us: no partition at any size tried has a
+	                            shorter simulated iteration (partition_ilp.c
+	                            iteration_bound: m x the least busy time of
+	                            the busiest stage, comm and memory relaxed) */
+	bool iteration_bound_exact;   /* that least busy time by the DP at every
+	                                 size (else bound_T at some) */
 	int infeasible;          /* sizes the solver proved infeasible */
 	int stopped;             /* sizes a limit stopped before a solution, or
 	                            left unsolved when the time ran out */

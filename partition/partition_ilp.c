@@ -240,7 +240,7 @@ static bool solve_by_ideals(const struct graph *g, const struct pmilp *pm, int D
 			    struct ilp_info *info)
 {
 	struct ideals_result ir;
-	ideals_solve(g, pm, D, ub, deadline, &ir);
+	ideals_solve(g, pm, D, ub, deadline, false, &ir);
 	if (ir.outcome == IDEALS_TOO_BIG)
 		return false;
 	memset(sr, 0, sizeof *sr);
@@ -266,6 +266,42 @@ static bool solve_by_ideals(const struct graph *g, const struct pmilp *pm, int D
 		sr->outcome = OUTCOME_ERROR;   /* out of memory: no proof */
 	}
 	return true;
+}
+
+/*
+ * A lower bound on the simulated iteration of every partition the exact
+ * partitioner and the search consider (convex, acyclic stage graph,
+ * power-of-two degrees, at most D devices) at every size: in the schedule
+ * instance (bridge.c) a stage's device runs F, B and W of each of the m
+ * micro-batches, each its ops' time at b / k rounded up, W with the
+ * stage's allreduce share, so the iteration is at least m max_s busy_s;
+ * and max_s busy_s >= T0(b), the least busy time of the busiest stage over
+ * all partitions, the DP's optimum with comm and memory left out (a
+ * relaxation; where the DP does not finish by the deadline, bound_T,
+ * which is below T0). The minimum over sizes of m T0(b) bounds every plan.
+ * *exact: every size's T0 came from the DP.
+ */
+static double iteration_bound(const struct graph *g, const struct partition_options *o,
+			      int nsizes, const int *sizes, double deadline, bool *exact)
+{
+	double lb = INFINITY;
+	*exact = true;
+	for (int i = 0; i < nsizes; i++) {
+		struct pmilp pm;
+		struct error why;
+		if (pmilp_terms(g, o->devices, sizes[i], o->sequential, &pm, &why) || !pm.nk)
+			continue;
+		struct ideals_result ir;
+		ideals_solve(g, &pm, o->devices, INFINITY, deadline, true, &ir);
+		double T0 = pm.T_lower;
+		if (ir.outcome == IDEALS_OPTIMAL && ir.bottleneck > T0)
+			T0 = ir.bottleneck;
+		*exact = *exact && ir.outcome == IDEALS_OPTIMAL;
+		if (pm.mb * T0 < lb)
+			lb = pm.mb * T0;
+		pmilp_release(&pm);
+	}
+	return lb;
 }
 
 enum status partition_ilp(const struct graph *g, const struct partition_options *o,
@@ -447,6 +483,8 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 			       g->name);
 	if (!any)
 		return no_partition(g, o->devices, info, err);
+	info->iteration_bound = iteration_bound(g, o, nsizes, sizes, deadline,
+						&info->iteration_bound_exact);
 	info->outcome = info->certified ? OUTCOME_OPTIMAL : OUTCOME_FEASIBLE;
 	return STATUS_OK;
 }

@@ -876,7 +876,7 @@ static void seed_exact(struct search *sr, struct lab *best, struct lab *tmp)
 	if (sr->deadline > 0 && 0.1 * (sr->deadline - now) < give)
 		give = 0.1 * (sr->deadline - now);
 	struct ideals_result ir;
-	ideals_solve(sr->g, &pm, sr->D, INFINITY, now + give, &ir);
+	ideals_solve(sr->g, &pm, sr->D, INFINITY, now + give, false, &ir);
 	pmilp_release(&pm);
 	for (int i = 0; ir.outcome == IDEALS_OPTIMAL && i < ir.nplans; i++) {
 		tmp->S = ir.plan[i].nstages;

@@ -329,11 +329,29 @@ static double *start_point(const struct exact_run *x, const struct sched_milp *s
 /* One MILP pass: build the formulation with the current best schedule as
  * the horizon's source and MIP start, solve, absorb; the model is kept
  * for export (keep_model). */
+static enum status target_pass(struct exact_run *x, const struct formulation *form,
+			       double time_limit, bool *improved);
+static bool may_start_pass(const struct exact_run *x);
+static double remaining(const struct exact_run *x);
+
 static enum status milp_pass(struct exact_run *x, const struct formulation *form,
 			     double time_limit)
 {
 	const struct exact_options *o = x->o;
 	struct exact_result *r = x->r;
+	/* the time-indexed model for the makespan: target passes (below),
+	 * again while they find shorter schedules; not with --cross-check,
+	 * which compares two backends on one model that holds the incumbent */
+	if (!strcmp(form->name, "time-indexed") && x->in->objective == OBJ_MAKESPAN &&
+	    !o->cross_check && r->bound < r->objective) {
+		double end = time_limit > 0 ? clock_seconds() + time_limit : 0;
+		bool improved = true;
+		enum status st = STATUS_OK;
+		while (!st && improved && r->bound < r->objective && may_start_pass(x) &&
+		       (end <= 0 || clock_seconds() < end - 0.05))
+			st = target_pass(x, form, end > 0 ? end - clock_seconds() : 0, &improved);
+		return st;
+	}
 	r->horizon = exact_horizon(x->in, r->objective);
 	struct sched_milp *sm = sched_milp_build(x->in, x->g, form, r->horizon, r->bound,
 						 r->objective, x->err);
@@ -360,6 +378,59 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
 	x->start = NULL;
 	attempt_release(&a);
 	free(start);
+	keep_model(x, sm);
+	return st;
+}
+
+/*
+ * A target pass (makespan only): the time-indexed model with horizon and
+ * objective bounded by UB - 1, UB the best makespan so far: "is there a
+ * schedule that ends by UB - 1?". Every op's window shrinks by one slot
+ * and the incumbent lies outside, so the LP is tighter than at horizon UB
+ * and near the optimum the question is often settled by the LP or the
+ * preprocessor. Infeasible proves UB optimal (no schedule is shorter: the
+ * model holds every schedule that ends by UB - 1, as it holds every one
+ * that ends by its horizon); a solution is a better schedule (decoded and
+ * re-simulated); a bound b' without either holds for the schedules that
+ * end by UB - 1, the rest end at UB or later, so min(b', UB) is proven.
+ * *improved: a shorter schedule was found (another pass may follow).
+ */
+static enum status target_pass(struct exact_run *x, const struct formulation *form,
+			       double time_limit, bool *improved)
+{
+	struct exact_result *r = x->r;
+	int64_t ub = r->objective, target = ub - 1;
+	*improved = false;
+	struct sched_milp *sm = sched_milp_build(x->in, x->g, form, target, r->bound, target,
+						 x->err);
+	if (!sm)
+		return STATUS_ERROR;
+	struct attempt a = {0};
+	r->horizon = target;
+	r->formulation = form->name;
+	r->columns = sm->milp->ncols;
+	r->rows = sm->milp->nrows;
+	r->binaries = milp_binaries(sm->milp);
+	x->sm = sm;
+	x->start = NULL;
+	x->time_limit = time_limit;
+	enum status st = run_backend(x, x->b, &a);
+	if (!st && a.res.outcome == OUTCOME_INFEASIBLE) {
+		r->bound = ub;   /* nothing ends by UB - 1 */
+		r->solved = true;
+		snprintf(r->solver, sizeof r->solver, "%s", x->b->name);
+		snprintf(r->solver_version, sizeof r->solver_version, "%s", x->b->version());
+		r->solver_outcome = "infeasible below the incumbent";
+		r->nodes += a.res.nodes;
+		r->solver_seconds += a.res.seconds;
+	} else if (!st) {
+		if (a.res.outcome == OUTCOME_OPTIMAL && !a.decoded_ok)
+			a.res.bound = -INFINITY;   /* a proof we could not check: not taken */
+		st = absorb(x, &a);
+		*improved = r->objective < ub;
+	}
+	x->sm = NULL;
+	attempt_release(&a);
 	keep_model(x, sm);
 	return st;
 }
@@ -466,7 +537,8 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 				struct error *err)
 {
 	bool span = in->objective == OBJ_SPAN;
-	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || in->kinds * in->stages > 64)
+	if (o->no_search || inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) ||
+	    in->kinds * in->stages > 64)
 		return STATUS_OK;
 	/* span: half the time (the MILP only relaxes it); makespan: a tenth
 	 * (its proofs come fast or not at all: 85 of the 96 small bench classes

@@ -11,6 +11,8 @@
 #include "xorshift.h"
 #include "tiny_instances.h"
 #include "formulate/formulation.h"
+#include "formulate/opgraph.h"
+#include "formulate/schedule_milp.h"
 #include "solvers/bnb.h"
 #include "solvers/exact.h"
 #include "solvers/solver.h"
@@ -178,6 +180,120 @@ static void test_span_exact_against_brute_force(void **state)
 	assert_true(not_makespan_optimal > 0);
 }
 
+/*
+ * The time-indexed model's target passes (exact.c target_pass: horizon and
+ * makespan bounded by the incumbent minus one): on random tiny instances,
+ * with the exact search left out, so that the MILP decides, the
+ * certified makespan is the brute force's, with both backends; among them
+ * passes that proved the incumbent optimal by infeasibility, and passes
+ * that found a shorter schedule than the heuristics'.
+ */
+static void test_target_passes_against_brute_force(void **state)
+{
+	static const char *const solvers[] = {"cbc", "glpk"};
+	int total = 0, by_infeasible = 0, improved = 0, weak = 0;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 12; rep++) {
+			char json[1024];
+			span_instance_json(shape, "makespan", json, sizeof json, 5000 + shape * 100 + rep);
+			struct instance *in = parse_instance_ok(json);
+			int64_t opt = brute_optimum(in, NULL);
+			for (int k = 0; k < 2 && opt < INT64_MAX; k++) {
+				struct exact_options o = {.solver = solvers[k], .formulation = "time-indexed",
+							  .time_limit = 30, .threads = 1,
+							  .no_search = true};
+				struct exact_result r;
+				struct error err = {{0}};
+				if (exact_solve(in, &o, &r, &err))
+					fail_msg("%s, %s: %s", json, solvers[k], err.msg);
+				if (!r.certified || r.objective != opt)
+					fail_msg("%s, %s: makespan %lld, bound %lld (certified %d); brute force %lld",
+						 json, solvers[k], (long long)r.objective, (long long)r.bound,
+						 r.certified, (long long)opt);
+				struct sim *sim = sim_new(in);
+				struct sim_result sr;
+				assert_int_equal(sim_run(sim, r.schedule, &sr, &err), STATUS_OK);
+				assert_int_equal(sr.makespan, opt);
+				sim_free(sim);
+				improved += r.solved && r.heuristic_objective > r.objective;
+				weak += r.lower_bound < opt;
+				total++;
+				/* again from the optimum as a start: where the bound is
+				 * below it, the first target (opt - 1) must be infeasible */
+				struct exact_result r2;
+				o.start = r.schedule;
+				if (exact_solve(in, &o, &r2, &err))
+					fail_msg("%s, %s, from the optimum: %s", json, solvers[k], err.msg);
+				if (!r2.certified || r2.objective != opt)
+					fail_msg("%s, %s, from the optimum: makespan %lld, bound %lld (certified %d); brute force %lld",
+						 json, solvers[k], (long long)r2.objective, (long long)r2.bound,
+						 r2.certified, (long long)opt);
+				by_infeasible += r2.solver_outcome &&
+						 !strcmp(r2.solver_outcome, "infeasible below the incumbent");
+				exact_result_release(&r2);
+				exact_result_release(&r);
+			}
+			instance_free(in);
+		}
+	print_message("targets: %d solves = brute force; %d with the bound below the optimum, %d proven by an infeasible target, %d shorter than the heuristics\n",
+		      total, weak, by_infeasible, improved);
+	assert_true(total >= 100);
+	assert_true(improved > 0);
+}
+
+/*
+ * What an infeasible target proves rests on one property: the
+ * time-indexed model with horizon and makespan bounded by H holds a
+ * schedule exactly when one ends by H. On the same random instances
+ * (where the bound meets the optimum, so that the solve above never needs
+ * the infeasible branch): at H = OPT - 1 (brute force) both backends say
+ * infeasible, at H = OPT they find a point of objective OPT.
+ */
+static void test_target_model_infeasible_below_optimum(void **state)
+{
+	static const char *const solvers[] = {"cbc", "glpk"};
+	const struct formulation *ti = formulation_find("time-indexed");
+	int checked = 0;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 6; rep++) {
+			char json[1024];
+			span_instance_json(shape, "makespan", json, sizeof json, 5000 + shape * 100 + rep);
+			struct instance *in = parse_instance_ok(json);
+			int64_t opt = brute_optimum(in, NULL);
+			struct error err = {{0}};
+			struct opgraph *g = opgraph_new(in, &err);
+			assert_non_null(g);
+			for (int64_t H = opt - 1; H <= opt && opt < INT64_MAX; H++) {
+				struct sched_milp *sm = sched_milp_build(in, g, ti, H, 0, H, &err);
+				if (!sm && H < opt && strstr(err.msg, "below the longest path")) {
+					checked++;   /* refused: no op fits, the model's own proof */
+					continue;
+				}
+				if (!sm)
+					fail_msg("%s H %lld: %s", json, (long long)H, err.msg);
+				for (int k = 0; k < 2; k++) {
+					struct solver_options so = {.time_limit = 30, .threads = 1};
+					struct solver_result res;
+					assert_int_equal(solver_solve_isolated(solver_find(solvers[k]), sm->milp,
+									       &so, &res, &err), STATUS_OK);
+					if (H < opt && res.outcome != OUTCOME_INFEASIBLE)
+						fail_msg("%s, %s: horizon %lld = OPT - 1 is not infeasible (%s)",
+							 json, solvers[k], (long long)H, outcome_name(res.outcome));
+					if (H == opt && (res.outcome != OUTCOME_OPTIMAL ||
+							 fabs(res.objective - opt) > 1e-6))
+						fail_msg("%s, %s: horizon OPT = %lld: %s %.6g", json, solvers[k],
+							 (long long)H, outcome_name(res.outcome), res.objective);
+					solver_result_release(&res);
+					checked++;
+				}
+				sched_milp_free(sm);
+			}
+			opgraph_free(g);
+			instance_free(in);
+		}
+	assert_true(checked >= 100);
+}
+
 /* Never a wrong certificate: on random tiny instances of every shape,
  * both objectives, the exact search alone (no incumbent, no bound) and
  * the MILP of every formulation with every backend (makespan, where it is
@@ -254,6 +370,8 @@ int main(void)
 		cmocka_unit_test(test_cross_check),
 		cmocka_unit_test(test_span_exact_against_brute_force),
 		cmocka_unit_test(test_search_and_milps_against_brute_force),
+		cmocka_unit_test(test_target_passes_against_brute_force),
+		cmocka_unit_test(test_target_model_infeasible_below_optimum),
 	};
 	return cmocka_run_group_tests_name("exact", tests, NULL, NULL);
 }

@@ -204,6 +204,23 @@ static void check(const struct shape *sh, unsigned seed, double memory, int D, d
 			 sh->name, seed, D, s, opt);
 	assert_true(s <= seq && s <= dp);
 	assert_true(isfinite(seq));
+	/* the exact partitioner's iteration bound (partition_ilp.c) holds
+	 * against every partition, and its plan lies in the same space */
+	struct partition_options o = {.devices = D};
+	struct partition p;
+	struct ilp_info info;
+	struct error err;
+	if (partition_ilp(g, &o, "ideals", 0, &p, &info, &err))
+		fail_msg("%s seed %u D %d: ilp: %s", sh->name, seed, D, err.msg);
+	if (info.iteration_bound > opt + 1e-9 || !(info.iteration_bound > 0))
+		fail_msg("%s seed %u D %d: iteration bound %.3f against the brute force's optimum %.0f",
+			 sh->name, seed, D, info.iteration_bound, opt);
+	assert_true(info.iteration_bound_exact);
+	assert_true(p.iteration_time >= opt - 1e-9);
+	if (getenv("SHOW"))
+		printf("    bound %.1f (%.1f %% below the optimum)\n", info.iteration_bound,
+		       100 * (1 - info.iteration_bound / opt));
+	partition_release(&p);
 	double gap = (s - opt) / opt;
 	*worst = gap > *worst ? gap : *worst;
 	graph_free(g);
