@@ -537,8 +537,7 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 				struct error *err)
 {
 	bool span = in->objective == OBJ_SPAN;
-	if (o->no_search || inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) ||
-	    in->kinds * in->stages > 64)
+	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || in->kinds * in->stages > 64)
 		return STATUS_OK;
 	/* span: half the time (the MILP only relaxes it); makespan: a tenth
 	 * (its proofs come fast or not at all: 85 of the 96 small bench classes

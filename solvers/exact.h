@@ -35,9 +35,6 @@ struct exact_options {
 	bool verbose;
 	bool always_milp;                   /* solve the MILP even when the best
 	                                       heuristic meets the lower bound */
-	bool no_search;                     /* leave the exact search out, so that
-	                                       the MILP decides (tests and
-	                                       benchmarks of the MILPs) */
 	double search_share;                /* fraction of the time left for the
 	                                       exact search before the MILP;
 	                                       <= 0: a tenth (makespan), half

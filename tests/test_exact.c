@@ -183,7 +183,7 @@ static void test_span_exact_against_brute_force(void **state)
 /*
  * The time-indexed model's target passes (exact.c target_pass: horizon and
  * makespan bounded by the incumbent minus one): on random tiny instances,
- * with the exact search left out, so that the MILP decides, the
+ * with the exact search left out (always_milp), so that the MILP decides, the
  * certified makespan is the brute force's, with both backends; among them
  * passes that proved the incumbent optimal by infeasibility, and passes
  * that found a shorter schedule than the heuristics'.
@@ -201,7 +201,7 @@ static void test_target_passes_against_brute_force(void **state)
 			for (int k = 0; k < 2 && opt < INT64_MAX; k++) {
 				struct exact_options o = {.solver = solvers[k], .formulation = "time-indexed",
 							  .time_limit = 30, .threads = 1,
-							  .no_search = true};
+							  .always_milp = true};
 				struct exact_result r;
 				struct error err = {{0}};
 				if (exact_solve(in, &o, &r, &err))

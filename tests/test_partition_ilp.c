@@ -100,7 +100,13 @@ static void evaluate_labelling(struct brute *bf)
 static void labellings(struct brute *bf, int v)
 {
 	if (v == bf->g->nops) {
-		evaluate_labelling(bf);
+		/* the labels used must be 0..S-1: any other labelling is one of
+		 * these renumbered in order (which keeps labels monotone) */
+		unsigned used = 0;
+		for (int u = 0; u < bf->g->nops; u++)
+			used |= 1u << bf->label[u];
+		if (!(used & (used + 1)))
+			evaluate_labelling(bf);
 		return;
 	}
 	for (int s = 0; s < bf->K; s++) {
