@@ -351,6 +351,12 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
 		       (end <= 0 || clock_seconds() < end - 0.05)) {
 			int64_t before = r->bound;
 			bool improved;
+			if (form->size && form->size(x->g, r->bound) < 0) {
+				/* some op's head + length + tail exceeds the target:
+				 * nothing ends by it (the windows' own proof) */
+				r->bound++;
+				continue;
+			}
 			st = target_pass(x, form, end > 0 ? end - clock_seconds() : 0, r->bound,
 					 &improved);
 			if (r->bound == before && !improved)
