@@ -71,6 +71,7 @@ struct slot {
 	struct key k;
 	bool used;
 	int8_t deg;                     /* the best stage's degree index */
+	uint8_t j;                      /* and its in-flight count */
 	uint64_t S;                     /* the best stage */
 	double val;
 };
@@ -115,7 +116,7 @@ struct node {
 	const uint8_t *lev;             /* [n] in-flight count of each op of U */
 	double best;
 	uint64_t S;
-	int deg;
+	int deg, j;
 };
 
 static double solve_state(struct ctx *x, uint64_t U, int d, int placed, const uint8_t *lev);
@@ -169,6 +170,7 @@ static void remember(struct ctx *x, const struct key *k, const struct node *nd)
 	memcpy(&s->k, k, sizeof *k);
 	s->used = true;
 	s->deg = (int8_t)nd->deg;
+	s->j = (uint8_t)nd->j;
 	s->S = nd->S;
 	s->val = nd->best;
 	x->used++;
@@ -235,6 +237,14 @@ static bool viable(const struct ctx *x, const struct node *nd, const struct cand
 
 /* ---- the stages of a state ---- */
 
+/* lev with every op of S at in-flight count j: the counts of U + S. */
+static void set_levels(const struct ctx *x, uint8_t *lev, uint64_t S, int j)
+{
+	for (int v = 0; v < x->n; v++)
+		if (S & bit(v))
+			lev[v] = (uint8_t)j;
+}
+
 /* S complete: try it at every degree against the best so far. */
 static void try_stage(struct ctx *x, struct node *nd, const struct cand *c)
 {
@@ -248,9 +258,7 @@ static void try_stage(struct ctx *x, struct node *nd, const struct cand *c)
 	if (x->memory && !x->sequential) {
 		next = lev;
 		memcpy(lev, nd->lev, x->n);
-		for (int v = 0; v < x->n; v++)
-			if (c->S & bit(v))
-				lev[v] = (uint8_t)c->j;
+		set_levels(x, lev, c->S, c->j);
 	}
 	for (int k = 0; k < x->nk && x->degree[k] <= x->D - nd->d; k++) {
 		double t = c->cost[k] + c->comm + x->ar0[k];
@@ -264,6 +272,7 @@ static void try_stage(struct ctx *x, struct node *nd, const struct cand *c)
 			nd->best = val;
 			nd->S = c->S;
 			nd->deg = k;
+			nd->j = c->j;
 		}
 	}
 }
@@ -431,17 +440,7 @@ static void reconstruct(const struct ctx *x, struct ideals_plan *r)
 		const struct slot *s = find((struct ctx *)x, &k);
 		if (!s->used || !s->S)
 			break;   /* cannot happen for an optimal state */
-		int j = x->sequential ? placed + 1 : 1;
-		for (int v = 0; v < x->n; v++)
-			if (s->S & bit(v))
-				for (int i = 0; i < x->nout[v]; i++) {
-					int w = x->out[v][i].op;
-					if ((U & bit(w)) && lev[w] + 1 > j)
-						j = lev[w] + 1;
-				}
-		for (int v = 0; v < x->n; v++)
-			if (s->S & bit(v))
-				lev[v] = (uint8_t)j;
+		set_levels(x, lev, s->S, s->j);
 		stage[placed] = s->S;
 		deg[placed++] = x->degree[s->deg];
 		d += x->degree[s->deg];
@@ -472,7 +471,7 @@ void ideals_solve(const struct graph *g, const struct pmilp *pm, int D, double u
 		return;
 	x->ub = ub;
 	x->deadline = deadline;
-	if (setup(x, g, pm, D, busy_only) && (r->upsets = count_upsets(x, 0, 0, MAX_UPSETS + 1)) <= MAX_UPSETS &&
+	if (setup(x, g, pm, D, busy_only) && count_upsets(x, 0, 0, MAX_UPSETS + 1) <= MAX_UPSETS &&
 	    grow_table(x)) {
 		uint8_t lev[IDEALS_MAX_OPS] = {0};
 		double best = solve_state(x, 0, 0, 0, lev);

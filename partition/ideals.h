@@ -15,6 +15,9 @@
 #include "formulate/partition_milp.h"
 #include "graph/graph.h"
 
+/* Graphs with more operators than this are left to the MILP. */
+#define IDEALS_MAX_OPS 64
+
 enum ideals_outcome {
 	IDEALS_OPTIMAL,      /* the minimum bottleneck (<= ub) and a plan */
 	IDEALS_NONE,         /* proven: no plan with bottleneck <= ub fits */
@@ -25,8 +28,8 @@ enum ideals_outcome {
 /* A plan: stages in label order. */
 struct ideals_plan {
 	int nstages;
-	int stage_of[64];    /* [nops] the stage of every op (monotone) */
-	int degree_of[64];   /* [nstages] devices per stage */
+	int stage_of[IDEALS_MAX_OPS];    /* [nops] the stage of every op (monotone) */
+	int degree_of[IDEALS_MAX_OPS];   /* [nstages] devices per stage */
 };
 
 struct ideals_result {
@@ -36,13 +39,10 @@ struct ideals_result {
 	 * first pass's, then the one of least total stage time (sum_s t_s) */
 	int nplans;
 	struct ideals_plan plan[2];
-	long upsets;         /* upsets of the graph (the DP's first index) */
 	long states;         /* DP states solved */
 	double seconds;
 };
 
-/* Graphs with more operators than this are left to the MILP. */
-#define IDEALS_MAX_OPS 64
 
 /* Solve pm's problem (pmilp_terms or pmilp_build for D devices) for plans
  * with bottleneck <= ub (INFINITY: any), until deadline (clock_seconds; 0:

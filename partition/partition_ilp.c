@@ -78,6 +78,33 @@ static enum status decode_plan(const struct graph *g, const struct pmilp *pm, co
 	return st;
 }
 
+/* Whether a plan's bottleneck is the engine's objective obj (the start's
+ * cutoff sits a hair above its bottleneck). */
+static bool at_objective(double bottleneck, double obj)
+{
+	return fabs(bottleneck - obj) <= 1e-6 * (obj > 1 ? obj : 1) + 1e-6;
+}
+
+/* p's simulated iteration, or infinity when 1f1b-dag cannot run it. */
+static void simulate_or_never(const struct graph *g, struct partition *p)
+{
+	struct error why;
+	if (partition_simulate(g, p, &why))
+		p->iteration_time = INFINITY;
+}
+
+/* Of two plans, the shorter iteration into *p; the other is released. */
+static void keep_shorter(struct partition *p, struct partition *q)
+{
+	if (q->iteration_time < p->iteration_time) {
+		partition_release(p);
+		*p = *q;
+	} else {
+		partition_release(q);
+	}
+	memset(q, 0, sizeof *q);
+}
+
 /* No size gave a partition: say why, and only what the solver proved. */
 static enum status no_partition(const struct graph *g, int devices, struct ilp_info *info,
 				struct error *err)
@@ -427,40 +454,28 @@ enum status partition_ilp(const struct graph *g, const struct partition_options 
 		pmilp_release(&pm);
 		if (st)
 			break;
-		/* the plan, evaluated on its own, must have the solver's bottleneck
-		 * (the start's cutoff sits a hair above its bottleneck) */
-		if (fabs(p.bottleneck - obj) > 1e-6 * (obj > 1 ? obj : 1) + 1e-6)
+		/* the plan, evaluated on its own, must have the engine's bottleneck */
+		if (!at_objective(p.bottleneck, obj))
 			info->certified = false;
 		/* sizes compete on the simulated iteration (the number plan and
-		 * exec see); a plan 1f1b-dag cannot run in memory is skipped */
-		struct error serr;
-		if (has_second && (fabs(second.bottleneck - obj) > 1e-6 * (obj > 1 ? obj : 1) + 1e-6 ||
-				   partition_simulate(g, &second, &serr))) {
-			partition_release(&second);
-			has_second = false;
-		}
-		if (partition_simulate(g, &p, &serr)) {
-			partition_release(&p);
-			if (!has_second)
-				continue;
-			p = second;
-			has_second = false;
-		}
-		/* the DP's second plan at the optimum, when it runs shorter */
-		if (has_second && second.iteration_time < p.iteration_time) {
-			partition_release(&p);
-			p = second;
+		 * exec see); a plan 1f1b-dag cannot run in memory never wins.
+		 * Of the plans at the optimum (the engine's, the DP's second,
+		 * the start when its bottleneck is the optimum too) the shortest
+		 * is kept */
+		simulate_or_never(g, &p);
+		if (has_second && at_objective(second.bottleneck, obj)) {
+			simulate_or_never(g, &second);
+			keep_shorter(&p, &second);
 		} else if (has_second) {
 			partition_release(&second);
 		}
-		/* the start, when its bottleneck is the optimum too and it runs
-		 * shorter, is the better of two certified plans */
-		struct partition *q = &job[i].start;
-		if (job[i].has_start && q->bottleneck <= p.bottleneck * (1 + 1e-9) &&
-		    q->iteration_time < p.iteration_time) {
-			partition_release(&p);
-			p = *q;
+		if (job[i].has_start && job[i].start.bottleneck <= p.bottleneck * (1 + 1e-9)) {
+			keep_shorter(&p, &job[i].start);
 			job[i].has_start = false;
+		}
+		if (!isfinite(p.iteration_time)) {
+			partition_release(&p);
+			continue;
 		}
 		if (!any || p.iteration_time < best->iteration_time) {
 			partition_release(best);

