@@ -18,6 +18,11 @@ struct solver_backend {
 	const char *(*version)(void);     /* e.g. "5.0", "2.10.8" */
 	enum status (*solve)(const struct milp *m, const struct solver_options *o,
 			     struct solver_result *r, struct error *err);
+	/* The exact solver's `auto` order (exact.c, milp_auto): with split
+	 * backward the time-indexed targets go first; with fused backward
+	 * too when their model has at most this many binaries (a backend
+	 * weak on the disjunctive model's big-M rows); 0: never. */
+	long fused_targets_max;
 };
 
 /* The backends (one file each). */

@@ -509,9 +509,14 @@ static enum status milp_auto(struct exact_run *x)
 	 * p4 m8 / m12 / m16 and p8 m12 split in 6.6 / 8.4 / 21.2 / 21.3 s,
 	 * the disjunctive-first order in 14.9 / 16.3 / 57.4 / 37.9 s; fused,
 	 * the disjunctive model is the faster (p8 m12: 11.3 s against 32.0;
-	 * p8 m16 99 in 19.9 s, which targets do not prove in 60 s) */
+	 * p8 m16 99 in 19.9 s, which targets do not prove in 60 s). A
+	 * backend weak on big-M rows (GLPK) takes the targets first with
+	 * fused backward too, up to a model size (fused_targets_max in
+	 * backend.h). */
 	long ti_size = ti->size(x->g, r->objective - 1);
-	if (x->in->objective == OBJ_MAKESPAN && x->in->kinds == 3 && r->bound < r->objective &&
+	bool targets_first = x->in->kinds == 3 ||
+			     (ti_size > 0 && ti_size <= x->b->fused_targets_max);
+	if (x->in->objective == OBJ_MAKESPAN && targets_first && r->bound < r->objective &&
 	    ti_size > 0 && ti_size <= AUTO_TIME_INDEXED_MAX && !x->o->cross_check) {
 		double first = x->o->time_limit > 0 ? remaining(x) * 2 / 3 : 0;
 		enum status st = milp_pass(x, ti, first);
