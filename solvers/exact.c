@@ -376,8 +376,10 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
 			bool improved;
 			if (form->size && form->size(x->g, r->bound) < 0) {
 				/* some op's head + length + tail exceeds the target:
-				 * nothing ends by it (the windows' own proof) */
+				 * nothing ends by it (the windows' own proof, a
+				 * longest-path bound: no solver is asked) */
 				r->bound++;
+				r->formulation = form->name;
 				continue;
 			}
 			st = target_pass(x, form, end > 0 ? end - clock_seconds() : 0, r->bound,
@@ -654,6 +656,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		 * search no proof but the bound's (which models the pairs) */
 		r->unproven = "overlap_not_modelled";
 	} else {
+		if (o->test_bound_slack > 0)
+			r->bound = r->bound > o->test_bound_slack ? r->bound - o->test_bound_slack : 0;
 		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,
 				      .t0 = t0, .kill_at = o->kill_at > 0 ? o->kill_at :
 				      o->time_limit > 0 ? stop_kill_at(t0, o->time_limit) : 0};
@@ -668,8 +672,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	 * schedule kept is always a simulated one (heuristic or decoded). */
 	if (r->bound >= r->objective) {
 		r->certified = true;
-		if (!r->certified_by)
-			r->certified_by = "solver";
+		if (!r->certified_by)   /* a MILP's proof, or else the windows' */
+			r->certified_by = r->solved ? "solver" : "bound";
 		r->status = "optimal";
 	} else {
 		r->status = r->solver_outcome && !strcmp(r->solver_outcome, "time_limit") ?

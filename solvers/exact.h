@@ -39,6 +39,13 @@ struct exact_options {
 	                                       exact search before the MILP;
 	                                       <= 0: a tenth (makespan), half
 	                                       (span) */
+	/* Tests only: the MILP stage starts from the proven lower bound minus
+	 * this many units (not below 0), as if sched/bound.c were that much
+	 * weaker, so that the time-indexed targets must prove those units
+	 * back by infeasible answers (on instances small enough to brute-force
+	 * the bound meets the optimum, and that branch is never reached).
+	 * A weaker start loses no proof: every bound stays valid. */
+	int64_t test_bound_slack;
 	void (*progress)(void *ctx, double incumbent, double bound);
 	void *progress_ctx;
 };

@@ -186,14 +186,19 @@ static void test_span_exact_against_brute_force(void **state)
  * instances, with the exact search left out (always_milp), so that the
  * MILP decides, the certified makespan is the brute force's, with both
  * backends, from the heuristics and from the optimum as a start; among
- * them passes that found a shorter schedule than the heuristics'. (Here
- * the bound always meets the optimum, so no target is answered
- * infeasible; the next test checks what such an answer rests on.)
+ * them passes that found a shorter schedule than the heuristics'. Here
+ * the bound meets the optimum, so no target is answered infeasible; each
+ * instance is therefore solved once more from a bound 2 units weaker
+ * (exact_options.test_bound_slack), which the targets must climb back by
+ * infeasible answers, to the heuristic's schedule or to a shorter one
+ * found at OPT. (A bound set to target + 2 on an infeasible answer would
+ * certify a schedule 1 above OPT there.) The next test checks what such
+ * an answer rests on.
  */
 static void test_target_passes_against_brute_force(void **state)
 {
 	static const char *const solvers[] = {"cbc", "glpk"};
-	int total = 0, improved = 0;
+	int total = 0, improved = 0, climbed = 0, below_incumbent = 0;
 	for (int shape = 0; shape < 6; shape++)
 		for (int rep = 0; rep < 12; rep++) {
 			char json[1024];
@@ -219,6 +224,23 @@ static void test_target_passes_against_brute_force(void **state)
 				sim_free(sim);
 				improved += r.solved && r.heuristic_objective > r.objective;
 				total++;
+				/* again with the bound 2 units weaker: the targets must
+				 * prove them back, by infeasible answers (bound = target
+				 * + 1, capped at the incumbent), and stop exactly at OPT */
+				struct exact_result rw;
+				o.test_bound_slack = 2;
+				if (exact_solve(in, &o, &rw, &err))
+					fail_msg("%s, %s, bound - 2: %s", json, solvers[k], err.msg);
+				if (!rw.certified || rw.objective != opt || rw.bound != opt)
+					fail_msg("%s, %s, bound - 2: makespan %lld, bound %lld (certified %d); brute force %lld",
+						 json, solvers[k], (long long)rw.objective, (long long)rw.bound,
+						 rw.certified, (long long)opt);
+				if (!rw.formulation || strcmp(rw.formulation, "time-indexed"))
+					fail_msg("%s, %s: formulation %s, solved %d, outcome %s", json, solvers[k], rw.formulation ? rw.formulation : "none", rw.solved, rw.solver_outcome ? rw.solver_outcome : "none");
+				climbed += rw.lower_bound - 2 < opt;
+				below_incumbent += rw.heuristic_objective == opt;
+				exact_result_release(&rw);
+				o.test_bound_slack = 0;
 				/* again from the optimum as a start: still certified at it */
 				struct exact_result r2;
 				o.start = r.schedule;
@@ -233,10 +255,13 @@ static void test_target_passes_against_brute_force(void **state)
 			}
 			instance_free(in);
 		}
-	print_message("targets: %d solves = brute force; %d shorter than the heuristics\n",
-		      total, improved);
+	print_message("targets: %d solves = brute force; %d shorter than the heuristics; %d climbed from a bound 2 below (%d of them to the heuristic's schedule)\n",
+		      total, improved, climbed, below_incumbent);
 	assert_true(total >= 100);
 	assert_true(improved > 0);
+	/* both ends of the climb: it met the heuristic (infeasible below the
+	 * incumbent), and it found a shorter schedule after infeasible answers */
+	assert_true(below_incumbent > 0 && climbed > below_incumbent);
 }
 
 /*
