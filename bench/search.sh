@@ -23,11 +23,18 @@ trap 'rm -rf "$dir"' EXIT
 # something other than the bound
 python3 - bench/results/solve-cbc-auto-60s.md bench/results/solve-new-classes-60s.md > "$dir/classes" <<'PY'
 import sys
+seen = set()
 for path in sys.argv[1:]:
     for line in open(path):
         c = [x.strip() for x in line.split("|")]
+        row = None
         if len(c) > 10 and c[1].startswith("p") and c[5] == "optimal" and c[9] not in ("bound", "-"):
-            print(c[1], c[6], c[9])
+            row = (c[1], c[6], c[9])   # the grid tables
+        elif len(c) == 11 and c[1].startswith("p") and c[4] == "optimal" and c[7] not in ("bound", "-"):
+            row = (c[1], c[5], c[7])   # the later sections: class, solver, formulation, status, ...
+        if row and row[0] not in seen:
+            seen.add(row[0])
+            print(*row)
 PY
 printf '| class | optimum | certified by | search %s s | reached | time to best s | stopped by | best from |\n' "$limit"
 printf '|---|---|---|---|---|---|---|---|\n'
