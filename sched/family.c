@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sched/greedy.h"
 #include "sched/zb_auto.h"
 
 /* The listing order; embedded programs not named here follow, by file. */
 static const char *const order[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2", "zb-v",
 	"v-half", "v-min",
-	"dualpipev", "dualpipe", "torch-interleaved-zb", "1f1b-dag", "zb-auto", NULL};
+	"dualpipev", "dualpipe", "torch-interleaved-zb", "1f1b-dag", "zb-auto",
+	"backward-first", NULL};
 
 #define MAX_FAMILIES 64
 
@@ -28,6 +30,9 @@ static struct family c_families[] = {
 	{"zb-auto", "Zero Bubble's greedy heuristic: 8 variants of warm-up and W placement, the best kept",
 	 "chains with one stage per device; honours memory limits and comm", NULL, NULL,
 	 zb_auto_generate},
+	{"backward-first", "list scheduling: a free device runs its oldest ready B, else a forward that fits in memory, else its oldest W",
+	 "any placement and stage DAG; honours memory limits and comm", NULL, NULL,
+	 backward_first_generate},
 };
 
 static void add(struct family f)
