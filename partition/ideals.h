@@ -43,7 +43,6 @@ struct ideals_result {
 	double seconds;
 };
 
-
 /* Solve pm's problem (pmilp_terms or pmilp_build for D devices) for plans
  * with bottleneck <= ub (INFINITY: any), until deadline (clock_seconds; 0:
  * none) or stop_requested(). busy_only: the relaxation without comm and

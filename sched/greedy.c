@@ -2,11 +2,14 @@
  * The backward-first list scheduler (greedy.h). An event loop over time:
  * at time t every free device takes the best op that can start at t by
  * the priority of greedy.h; t then moves to the next moment something can
- * change, an op's end or an input's arrival (ready.h). Ops last at least
- * one time unit, so what could not start at t cannot start later at t.
+ * change, an op's end or an input's arrival (ready.h). F and B last at
+ * least one time unit (the instance requires it), so no input arrives at
+ * the t it is placed at; a W may last 0, and then its device is free at t
+ * again with less memory in use, and the loop looks at t once more.
  */
 #include "sched/greedy.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -24,15 +27,20 @@ struct gr {
 /* The kinds in priority order (greedy.h). */
 static const int priority[] = {OP_B, OP_F, OP_W};
 
+struct pick {
+	int k, l, j;       /* kind, stage, micro-batch */
+};
+
 /*
- * The op device d starts at t, or -1; *wake lowers to the earliest later
- * time at which one of its candidates' inputs arrive.
+ * The op device d starts at t into *o, false if none; *wake lowers to the
+ * earliest later time at which one of its candidates' inputs arrive.
  */
-static int choose(const struct gr *g, int d, int64_t t, int64_t *wake)
+static bool choose(const struct gr *g, int d, int64_t t, int64_t *wake, struct pick *o)
 {
 	const struct instance *in = g->in;
 	for (int p = 0; p < 3; p++) {
-		int k = priority[p], best = -1, best_j = 0, best_l = 0;
+		int k = priority[p];
+		bool found = false;
 		if (k >= in->kinds)
 			continue;
 		for (int l = 0; l < g->L; l++) {
@@ -48,28 +56,26 @@ static int choose(const struct gr *g, int d, int64_t t, int64_t *wake)
 			}
 			if (in->has_limit && g->mem[d] + inst_delta(in, k, l) > in->limit[d])
 				continue;   /* only this device's own ops change its memory */
-			if (best < 0 || j < best_j || (j == best_j && l > best_l)) {
-				best = inst_op_id(in, k, l, j);
-				best_j = j;
-				best_l = l;
+			if (!found || j < o->j || (j == o->j && l > o->l)) {
+				*o = (struct pick){k, l, j};
+				found = true;
 			}
 		}
-		if (best >= 0)
-			return best;
+		if (found)
+			return true;
 	}
-	return -1;
+	return false;
 }
 
-static enum status place(struct gr *g, struct schedule *s, int d, int op, int64_t t)
+static enum status place(struct gr *g, struct schedule *s, int d, struct pick o, int64_t t)
 {
 	const struct instance *in = g->in;
-	int per_kind = g->L * g->M, k = op / per_kind, l = op % per_kind / g->M,
-	    j = op % g->M;
-	g->end[op] = t + inst_duration(in, k, l);
-	g->free_at[d] = g->end[op];
-	g->mem[d] += inst_delta(in, k, l);
-	g->next[k * g->L + l]++;
-	return schedule_push(s, d, k, l, j);
+	int64_t end = t + inst_duration(in, o.k, o.l);
+	g->end[inst_op_id(in, o.k, o.l, o.j)] = end;
+	g->free_at[d] = end;
+	g->mem[d] += inst_delta(in, o.k, o.l);
+	g->next[o.k * g->L + o.l]++;
+	return schedule_push(s, d, o.k, o.l, o.j);
 }
 
 static enum status run(struct gr *g, struct schedule *s, struct error *err)
@@ -84,10 +90,10 @@ static enum status run(struct gr *g, struct schedule *s, struct error *err)
 				wake = g->free_at[d] < wake ? g->free_at[d] : wake;
 				continue;
 			}
-			int op = choose(g, d, t, &wake);
-			if (op < 0)
+			struct pick o = {0};
+			if (!choose(g, d, t, &wake, &o))
 				continue;
-			if (place(g, s, d, op, t))
+			if (place(g, s, d, o, t))
 				return err_set(err, "backward-first: out of memory");
 			placed++;
 			wake = g->free_at[d] < wake ? g->free_at[d] : wake;

@@ -2080,11 +2080,10 @@ static int check_backward_first_rule(const char *what, const struct instance *in
 						continue;
 					if (in->has_limit && mem + inst_delta(in, k, l) > in->limit[d])
 						continue;
-					/* inputs from the simulator's ends; untimed inputs
-					 * of later ops count as not there */
+					/* its inputs' arrival, from the simulator's ends
+					 * (every op is timed in a simulated schedule) */
 					int64_t ready = op_ready_time(in, r->end, k, l, j, 0, &waiting);
-					if (ready < 0 || r->start[inst_op_id(in, k, l, j)] < s)
-						continue;   /* (placed before s: not a candidate) */
+					assert_true(ready >= 0);
 					if (ready <= s && bf_rank(k, l, j) < mine)
 						fail_msg("%s: device %d position %d: %s%d_%d at %lld while %s%d_%d was ready at %lld",
 							 what, d, i, op_kind_name(o->kind), o->stage, o->mb,
@@ -2176,8 +2175,9 @@ static void test_backward_first_grid(void **state)
 }
 
 /*
- * Against an independent implementation of the rule (a Python event loop
- * written separately, 2026-12-02): p 8, unit costs, comm 1, 8 activations
+ * Against an independent implementation of the rule (tests/ref/
+ * backward_first.py, a Python event loop written apart from greedy.c;
+ * run it to print these numbers): p 8, unit costs, comm 1, 8 activations
  * per device. Split backward, m 12 / 16 / 24: 71, 83, 115 (each the proven
  * optimum of bench/results/solve-cbc-auto-60s.md; 115 is the bound the
  * time-indexed targets prove); fused (B = 2), m 12 / 16 / 24: 88, 100, 141.
