@@ -55,15 +55,12 @@ enum status search_exact_seed(void *ctx, const struct instance *small, double se
 {
 	/* as a seed its schedules matter more than the MILP's bound: a fifth
 	 * of the time for the exact search, the rest for the MILP from the
-	 * families' best. Fused backward: the disjunctive model, which finds
-	 * schedules where the time-indexed model, auto's second pass, does
-	 * not (p8 m12 fused, p activations, comm 1: 86 within 4.7 s; auto at
-	 * 10 s stays at 89). Split backward: auto, whose time-indexed targets
-	 * go first there and reach the optimum from below (search 10 s, p
-	 * activations, comm 1: p4 m12 split 55 proven at 2.5 s, where the
-	 * disjunctive model left 56/54 at 8 s) */
-	struct exact_options o = {.solver = "cbc",
-				  .formulation = small->kinds == 3 ? "auto" : "disjunctive",
+	 * families' best, by auto, whose time-indexed targets go first where
+	 * their model is small and reach the optimum from below (search 10 s,
+	 * p activations, comm 1: p4 m12 split 55 proven at 2.5 s, where the
+	 * disjunctive model left 56/54 at 8 s; p8 m16 fused 99 at 4.1 s,
+	 * where it stayed at 100) */
+	struct exact_options o = {.solver = "cbc", .formulation = "auto",
 				  .time_limit = seconds, .threads = 1, .search_share = 0.2};
 	struct exact_result r = {0};
 	struct error err;

@@ -20,8 +20,8 @@ struct solver_backend {
 			     struct solver_result *r, struct error *err);
 	/* The exact solver's `auto` order (exact.c, milp_auto): with split
 	 * backward the time-indexed targets go first; with fused backward
-	 * too when their model has at most this many binaries (a backend
-	 * weak on the disjunctive model's big-M rows); 0: never. */
+	 * too when their model at the incumbent less one has at most this
+	 * many binaries; 0: never. */
 	long fused_targets_max;
 };
 

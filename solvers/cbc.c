@@ -378,4 +378,5 @@ const struct solver_backend solver_cbc = {
 	.name = "cbc",
 	.version = cbc_version,
 	.solve = cbc_solve,
+	.fused_targets_max = 6000,
 };
