@@ -494,10 +494,14 @@ static enum status chosen_formulation(const struct exact_run *x,
  * each model's strength (measured in bench/solve.sh): the disjunctive model
  * with the heuristic start searches well and is small; the time-indexed
  * model's LP bound is far stronger near the optimum but grows with the
- * horizon. So: the disjunctive model for a third of the time; if that has
- * not proven optimality and the time-indexed model at the new (smaller)
- * horizon is small enough, it gets the rest, started from the best
- * schedule so far; otherwise the disjunctive model continues.
+ * horizon. So, for the makespan: the time-indexed targets for two thirds
+ * of the time where their model is small (split backward up to
+ * AUTO_TIME_INDEXED_MAX binaries, fused up to the backend's
+ * fused_targets_max), then the disjunctive model. Otherwise, fused: the
+ * disjunctive model for the whole time; split: the disjunctive model for
+ * a third of the time, then, if the time-indexed model at the new
+ * (smaller) horizon is small enough, it gets the rest, started from the
+ * best schedule so far; else the disjunctive model continues.
  */
 static enum status milp_auto(struct exact_run *x)
 {
@@ -516,7 +520,11 @@ static enum status milp_auto(struct exact_run *x)
 	 * incumbents: targets first prove p8 m12 / m16 fused (unit costs) in
 	 * 4.7 / 5.7 s, the disjunctive-first order in 8.3 / 17.4 s; with
 	 * costs 5 and 10 (p8 m12, 7,744 binaries at the last target) the
-	 * disjunctive model proves it in 3.2 s, the targets in 30.7 s. */
+	 * disjunctive model proves it in 3.2 s, the targets in 30.7 s; and
+	 * there the disjunctive model keeps the whole time: alone it proves
+	 * p8 m16 and m24 fused at those costs (383 in 49.3 s, 519 in 21.7 s),
+	 * which a third of the time and then the targets leave open at 60 s
+	 * (385/376, 519/512). */
 	long ti_size = ti->size(x->g, r->objective - 1);
 	bool targets_first = x->in->kinds == 3 ||
 			     (ti_size > 0 && ti_size <= x->b->fused_targets_max);
@@ -530,6 +538,10 @@ static enum status milp_auto(struct exact_run *x)
 			r->formulation = "time-indexed, then disjunctive";
 		}
 		return st;
+	}
+	if (x->in->kinds == 2) {
+		r->formulation = "disjunctive";
+		return milp_pass(x, dj, remaining(x));
 	}
 	double share = x->o->time_limit > 0 ? remaining(x) / 3 : 0;
 	enum status st = milp_pass(x, dj, share);
