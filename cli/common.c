@@ -237,6 +237,9 @@ enum status cli_write_schedule(const char *path, enum sched_format fmt,
 			       const struct sim_result *r, bool split,
 			       struct error *err)
 {
+	if (fmt == FMT_TORCH_CSV && schedule_has_recompute(s))
+		return err_set(err, "output '%s': torch CSV has no action for a recomputed backward; write the schedule as JSON",
+			       path);
 	char *text = cli_render(fmt, in, s, r, split);
 	enum status st = cli_write(path, text, err);
 	free(text);

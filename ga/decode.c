@@ -16,6 +16,13 @@
  * can only start earlier. Nothing depends on a W. With delta(W) <= 0 the
  * running memory sum is lower or equal everywhere. So makespan and span
  * can only improve (start times are monotone in predecessors' ends).
+ *
+ * Recomputation (instance.h): an F that does not fit with its activations
+ * but fits with the kept part drops them, and its B then runs the
+ * recompute first (memory and time as the simulator counts them); an F
+ * that fits keeps them, since dropping only adds time to the order as
+ * decoded. The rule reads the order alone, so a decoded genome decodes to
+ * the same marks.
  */
 #include "ga/genome.h"
 
@@ -45,6 +52,7 @@ struct decoder {
 	struct decode_stats st;
 	bool pairs;            /* overlap: adjacent ready F and B run as a pair */
 	uint8_t *second;       /* [n] out[i] runs with out[i - 1] as a pair */
+	uint8_t *rc;           /* [L*M] F(l, j) dropped its activations */
 };
 
 struct decoder *decoder_new(const struct layout *lay)
@@ -73,9 +81,10 @@ struct decoder *decoder_new(const struct layout *lay)
 	dc->queued = malloc(D);
 	dc->pairs = in->has_overlap && in->overlap < 1;
 	dc->second = calloc(lay->n ? lay->n : 1, 1);
+	dc->rc = calloc((size_t)dc->L * dc->M + 1, 1);
 	if (!dc->end || !dc->qpos || !dc->head || !dc->used || !dc->out || !dc->cur ||
 	    !dc->outpos || !dc->forced || !dc->free_at || !dc->first_start ||
-	    !dc->mem || !dc->stack || !dc->queued || !dc->second) {
+	    !dc->mem || !dc->stack || !dc->queued || !dc->second || !dc->rc) {
 		decoder_free(dc);
 		return NULL;
 	}
@@ -100,6 +109,7 @@ void decoder_free(struct decoder *dc)
 	free(dc->stack);
 	free(dc->queued);
 	free(dc->second);
+	free(dc->rc);
 	free(dc);
 }
 
@@ -111,6 +121,8 @@ static void reset(struct decoder *dc, const gene_t *g)
 	memset(dc->used, 0, lay->n);
 	if (dc->pairs)
 		memset(dc->second, 0, lay->n);
+	if (dc->in->has_recompute)
+		memset(dc->rc, 0, (size_t)dc->L * M);
 	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
 	for (int i = 0; i < lay->n; i++)
 		dc->qpos[g[i] * M + dc->head[g[i]]++] = i;
@@ -128,11 +140,46 @@ static void reset(struct decoder *dc, const gene_t *g)
 	memset(&dc->st, 0, sizeof dc->st);
 }
 
+/* Slot q's next op with memory m in use: whether it keeps F's
+ * activations (*drop false) or drops them, the memory after it, and its
+ * highest point (a recomputed B first takes back the rebuilt part). */
+static int64_t charge(const struct decoder *dc, int d, int q, int64_t m, int64_t *top,
+		      bool *drop)
+{
+	const struct instance *in = dc->in;
+	int k = q / dc->L, l = q % dc->L;
+	*drop = false;
+	if (k == OP_F) {
+		int64_t kept = m + inst_delta(in, k, l);
+		*drop = in->has_recompute && in->has_limit && kept > in->limit[d] &&
+			inst_rebuilt(in, l) > 0;
+		return *top = *drop ? m + in->recompute_keep[l] : kept;
+	}
+	if (k == OP_B && in->has_recompute && dc->rc[l * dc->M + dc->head[q]]) {
+		*top = m + inst_rebuilt(in, l);
+		int64_t after = *top + inst_delta(in, k, l);
+		*top = after > *top ? after : *top;
+		return after;
+	}
+	return *top = m + inst_delta(in, k, l);
+}
+
 static bool fits(const struct decoder *dc, int d, int q)
 {
 	const struct instance *in = dc->in;
-	return !in->has_limit ||
-	       dc->mem[d] + inst_delta(in, q / dc->L, q % dc->L) <= in->limit[d];
+	int64_t top;
+	bool drop;
+	if (!in->has_limit)
+		return true;
+	charge(dc, d, q, dc->mem[d], &top, &drop);
+	return top <= in->limit[d];
+}
+
+static int64_t duration(const struct decoder *dc, int q, int j)
+{
+	const struct instance *in = dc->in;
+	int k = q / dc->L, l = q % dc->L;
+	return inst_op_duration(in, k, l, k == OP_B && in->has_recompute && dc->rc[l * dc->M + j]);
 }
 
 /* Position in the genome of slot q's next gene. */
@@ -163,17 +210,20 @@ static void wake(struct decoder *dc, int d, int k, int l)
  * wait for it. */
 static void place(struct decoder *dc, int d, int q, int64_t start)
 {
-	const struct instance *in = dc->in;
 	int k = q / dc->L, l = q % dc->L, j = dc->head[q];
 	int id = (k * dc->L + l) * dc->M + j;
+	int64_t top;
+	bool drop;
+	dc->mem[d] = charge(dc, d, q, dc->mem[d], &top, &drop);
+	if (drop)
+		dc->rc[l * dc->M + j] = 1;
 	dc->used[gene_pos(dc, q)] = 1;
 	dc->head[q]++;
 	dc->out[dc->outpos[d]++] = (gene_t)q;
-	dc->end[id] = start + in->cost[k][l];
+	dc->end[id] = start + duration(dc, q, j);
 	if (dc->first_start[d] < 0)
 		dc->first_start[d] = start;
 	dc->free_at[d] = dc->end[id];
-	dc->mem[d] += inst_delta(in, k, l);
 	dc->forced[d] = -1;
 	wake(dc, d, k, l);
 }
@@ -236,7 +286,7 @@ static bool w_fills(const struct decoder *dc, int d, int q, void *ctx)
 	int l = q % dc->L;
 	return q / dc->L == OP_W && w_pending(dc, l) &&
 	       inst_delta(dc->in, OP_W, l) <= 0 &&
-	       dc->free_at[d] + dc->in->cost[OP_W][l] <= by;
+	       dc->free_at[d] + dc->in->cost[OP_W][l] <= by;   /* W: no recompute */
 }
 
 /* Step 2: fill the wait before an op that can start at `ready`. */
@@ -288,14 +338,19 @@ static bool fits_with_reserve(const struct decoder *dc, int d, int q, int reserv
 	if (!in->has_limit)
 		return true;
 	int k = q / dc->L, l = q % dc->L;
-	int64_t need = inst_delta(in, k, l);
+	int64_t top;
+	bool drop;
+	int64_t after = charge(dc, d, q, dc->mem[d], &top, &drop);
+	if (top > in->limit[d])
+		return false;
 	if (reserve && k == OP_F)
 		for (int i = dc->lay->dev_slot_start[d]; i < dc->lay->dev_slot_start[d + 1]; i++) {
-			int r = dc->lay->dev_slots[i];
-			if (r / dc->L == OP_F && r % dc->L != l && dc->head[r] < dc->M)
-				need += inst_delta(in, OP_F, r % dc->L);
+			int r = dc->lay->dev_slots[i], rl = r % dc->L;
+			if (r / dc->L == OP_F && rl != l && dc->head[r] < dc->M)
+				after += in->has_recompute && inst_rebuilt(in, rl) > 0 ?
+					 in->recompute_keep[rl] : inst_delta(in, OP_F, rl);
 		}
-	return dc->mem[d] + need <= in->limit[d];
+	return after <= in->limit[d];
 }
 
 /* The ready op (inputs all timed, fits, with or without the reserve) that
@@ -380,6 +435,38 @@ static bool finished(const struct decoder *dc)
  * The pass depends on the order alone, so a decoded genome decodes to the
  * same pairs and fitness. Fills end, free_at, first_start and second.
  */
+/* The pair pass's charge: the first pass's drop marks, not a new choice. */
+static int64_t pass_charge(const struct decoder *dc, int q, int64_t m, int64_t *top)
+{
+	const struct instance *in = dc->in;
+	int k = q / dc->L, l = q % dc->L;
+	bool rc = in->has_recompute && k != OP_W && dc->rc[l * dc->M + dc->head[q]];
+	if (k == OP_F)
+		return *top = m + inst_f_delta(in, l, rc);
+	if (k == OP_B && rc) {
+		*top = m + inst_rebuilt(in, l);
+		int64_t after = *top + inst_delta(in, k, l);
+		*top = after > *top ? after : *top;
+		return after;
+	}
+	return *top = m + inst_delta(in, k, l);
+}
+
+/* A (B, F) pair charges its F first, then the B (a recomputed B's rebuild
+ * on top of the F's): both must fit (sim.c's order). */
+static bool bf_pair_fits(const struct decoder *dc, int d, int b, int f)
+{
+	const struct instance *in = dc->in;
+	int64_t top;
+	if (!in->has_limit)
+		return true;
+	int64_t m = pass_charge(dc, f, dc->mem[d], &top);
+	if (top > in->limit[d])
+		return false;
+	pass_charge(dc, b, m, &top);
+	return top <= in->limit[d];
+}
+
 static void pair_pass(struct decoder *dc)
 {
 	const struct instance *in = dc->in;
@@ -406,19 +493,21 @@ static void pair_pass(struct decoder *dc)
 			if (st < 0)
 				break;
 			int n = 1, q2 = p + 1 < last ? dc->out[p + 1] : 0, k2 = q2 / L, l2 = q2 % L;
-			int64_t dur = in->cost[k][l];
+			int64_t dur = duration(dc, q, dc->head[q]), top, m;
+			/* a (B, F) pair charges its F first: the F must fit before
+			 * the B's release (the drop marks are the first pass's) */
 			if (p + 1 < last && ((k == OP_F && k2 == OP_B) || (k == OP_B && k2 == OP_F)) &&
 			    op_ready_time(in, dc->end, k2, l2, dc->head[q2], st, &w) == st &&
-			    !(k == OP_B && in->has_limit &&
-			      dc->mem[d] + inst_delta(in, k2, l2) > in->limit[d])) {
+			    !(k == OP_B && !bf_pair_fits(dc, d, q, q2))) {
 				n = 2;
-				dur = inst_pair_cost(in, in->cost[k][l], in->cost[k2][l2]);
+				dur = inst_pair_cost(in, dur, duration(dc, q2, dc->head[q2]));
 				dc->second[p + 1] = 1;
 			}
 			for (int i = 0; i < n; i++) {
 				int qi = dc->out[p + i], ki = qi / L, li = qi % L;
+				m = pass_charge(dc, qi, dc->mem[d], &top);
 				dc->end[(ki * L + li) * dc->M + dc->head[qi]++] = st + dur;
-				dc->mem[d] += inst_delta(in, ki, li);
+				dc->mem[d] = m;
 			}
 			if (dc->first_start[d] < 0)
 				dc->first_start[d] = st;
@@ -437,6 +526,11 @@ struct schedule *decoder_schedule(const struct decoder *dc, const gene_t *g)
 	for (int d = 0; s && dc->pairs && d < s->devices; d++)
 		for (int i = 1; i < s->rows[d].len; i++)
 			s->rows[d].ops[i].with_prev = dc->second[dc->lay->row_start[d] + i];
+	for (int d = 0; s && dc->in->has_recompute && d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			struct op *o = &s->rows[d].ops[i];
+			o->recompute = o->kind == OP_B && dc->rc[o->stage * dc->M + o->mb];
+		}
 	return s;
 }
 

@@ -816,8 +816,68 @@ static int64_t scaled_back(int64_t v)
 	return (v + OVERLAP_SCALE - 1) / OVERLAP_SCALE;
 }
 
+/*
+ * Recomputation (instance.h): a recomputed micro-batch's F holds only the
+ * kept part k <= a of F's delta a, so the memory arguments above, which
+ * charge every F its a, do not hold as they stand. They hold on a relaxed
+ * instance without recomputation whose every F holds k, with B's and W's
+ * deltas x_B, x_W chosen so that, at every position of every device's
+ * order, its memory in use is at most the real schedule's, whichever
+ * micro-batches that recomputes. With B's delta b and W's w (a + b + w =
+ * 0), a stage's prefix sums are, kept: a, a + b, 0; recomputed: k, then at
+ * its B first k + (a - k) = a, then a + b, 0; relaxed: k, k + x_B, 0. So
+ * k <= a, and k + x_B <= a + b is all that is needed: x_B = a + b - k
+ * when that is not positive (fused: -k), else 0 (then k <= a + b), and
+ * x_W = -k - x_B. Durations stay the plain costs (a recompute only
+ * lengthens its B). Every real schedule is then a relaxed one, timed no
+ * later, and a bound of the relaxed instance bounds the real one.
+ */
+static enum status recompute_relaxed(const struct instance *in, struct instance **out,
+				     struct error *err)
+{
+	json_t *j = instance_to_json(in), *mem = j ? json_object_get(j, "memory") : NULL;
+	json_t *f = json_array(), *bb = json_array(), *w = json_array();
+	bool ok = mem && f && bb && w;
+	*out = NULL;
+	for (int l = 0; ok && l < in->stages; l++) {
+		int64_t a = in->mem[OP_F][l], b = in->mem[OP_B][l], k = in->recompute_keep[l];
+		int64_t xb = a + b - k <= 0 ? a + b - k : 0;
+		ok = !json_array_append_new(f, json_integer(k)) &&
+		     !json_array_append_new(bb, json_integer(in->split_backward ? xb : -k)) &&
+		     (!in->split_backward || !json_array_append_new(w, json_integer(-k - xb)));
+	}
+	enum status st = STATUS_OK;
+	if (ok) {
+		json_object_set_new(mem, "F", f);
+		json_object_set_new(mem, "B", bb);
+		if (in->split_backward)
+			json_object_set_new(mem, "W", w);
+		else
+			json_decref(w);
+		f = bb = w = NULL;
+		json_object_del(j, "recompute");
+		json_object_del(j, "model");
+		st = instance_from_json(j, in->name, out, err);
+	} else {
+		st = err_set(err, "bound: out of memory");
+	}
+	json_decref(f);
+	json_decref(bb);
+	json_decref(w);
+	json_decref(j);
+	return st;
+}
+
 enum status bound_compute(const struct instance *in, struct bounds *b, struct error *err)
 {
+	if (in->has_recompute) {
+		struct instance *r;
+		if (recompute_relaxed(in, &r, err))
+			return STATUS_ERROR;
+		enum status st = bound_compute(r, b, err);
+		instance_free(r);
+		return st;
+	}
 	if (!in->has_overlap || in->overlap >= 1)
 		return bound_plain(in, b, err);   /* no pair is shorter than its ops */
 	static const double lambdas[] = {0, 0.5, 1};

@@ -431,6 +431,54 @@ static enum status parse_overlap(const struct jr_ctx *c, json_t *root, struct in
 	return finish_overlap(c, in);
 }
 
+static enum status finish_recompute(const struct jr_ctx *c, const struct instance *in)
+{
+	if (!in->has_recompute)
+		return STATUS_OK;
+	if (!in->has_memory)
+		return jr_fail(c, "recompute", "needs memory: recomputation trades time for memory, and the instance gives no memory deltas");
+	for (int l = 0; l < in->stages; l++) {
+		if (in->recompute_cost[l] < 0 || in->recompute_cost[l] > INST_MAX_DURATION)
+			return jr_fail(c, "recompute.R", "stage %d: %" PRId64 " is outside [0, %lld]",
+				       l, in->recompute_cost[l], (long long)INST_MAX_DURATION);
+		if (in->recompute_keep[l] < 0 || in->recompute_keep[l] > in->mem[OP_F][l])
+			return jr_fail(c, "recompute.keep", "stage %d: %" PRId64 " is outside [0, %" PRId64 "] (0 to F's memory delta)",
+				       l, in->recompute_keep[l], in->mem[OP_F][l]);
+	}
+	return STATUS_OK;
+}
+
+/* "recompute": {"R": cost, "keep": memory}, each a number or a list per
+ * stage; keep defaults to 0 (instance.h). */
+static enum status parse_recompute(const struct jr_ctx *c, json_t *root, struct instance *in)
+{
+	static const char *const known[] = {"R", "keep", NULL};
+	json_t *v = json_object_get(root, "recompute");
+	if (!v)
+		return STATUS_OK;
+	if (!json_is_object(v))
+		return jr_fail(c, "recompute", "expected an object {\"R\": COST, \"keep\": MEMORY}, got %s",
+			       jr_type_name(v));
+	if (jr_check_keys(c, "recompute", v, known))
+		return STATUS_ERROR;
+	json_t *r = json_object_get(v, "R"), *keep = json_object_get(v, "keep");
+	if (!r)
+		return jr_fail(c, "recompute.R", "required key is missing");
+	in->has_recompute = true;
+	if (int_or_list(c, "recompute.R", r, in->stages, "stage", 0, INST_MAX_DURATION,
+			&in->recompute_cost))
+		return STATUS_ERROR;
+	if (keep) {
+		if (int_or_list(c, "recompute.keep", keep, in->stages, "stage", 0, INST_MAX_DELTA,
+				&in->recompute_keep))
+			return STATUS_ERROR;
+	} else if (!(in->recompute_keep = calloc(in->stages > 0 ? in->stages : 1,
+						 sizeof *in->recompute_keep))) {
+		return jr_fail(c, "recompute", "out of memory");
+	}
+	return finish_recompute(c, in);
+}
+
 /* Build pred/succ CSR lists; the lag of an edge is its comm when the two
  * stages sit on different devices, else 0. */
 static enum status build_adjacency(const struct jr_ctx *c, struct instance *in)
@@ -642,7 +690,7 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	static const char *const known[] = {
 		"name", "description", "devices", "microbatches", "chunks",
 		"placement", "edges", "split_backward", "cost", "comm",
-		"memory", "objective", "overlap", "model", NULL};
+		"memory", "objective", "overlap", "recompute", "model", NULL};
 	if (!json_is_object(root))
 		return err_set(c->err, "instance '%s': expected a JSON object at the top level, got %s",
 			       c->source, jr_type_name(root));
@@ -651,7 +699,8 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	    parse_edges(c, root, in) || parse_costs(c, root, in) ||
 	    check_size(c, in) || parse_comm(c, root, in) ||
 	    parse_memory(c, root, in) || parse_objective(c, root, in) ||
-	    parse_overlap(c, root, in) || parse_model(c, root, in) ||
+	    parse_overlap(c, root, in) || parse_recompute(c, root, in) ||
+	    parse_model(c, root, in) ||
 	    build_adjacency(c, in) || order_stages(c, in))
 		return STATUS_ERROR;
 	return STATUS_OK;
@@ -714,6 +763,8 @@ void instance_free(struct instance *in)
 		free(in->mem[k]);
 	}
 	free(in->limit);
+	free(in->recompute_cost);
+	free(in->recompute_keep);
 	free(in->pred_start);
 	free(in->pred);
 	free(in->succ_start);
@@ -775,6 +826,12 @@ static json_t *int_list(const int64_t *v, int n)
 	return a;
 }
 
+static json_t *recompute_json(const struct instance *in)
+{
+	return json_pack("{s:o,s:o}", "R", int_list(in->recompute_cost, in->stages),
+			 "keep", int_list(in->recompute_keep, in->stages));
+}
+
 json_t *instance_canonical_json(const struct instance *in)
 {
 	json_t *placement = json_array(), *edges = json_array();
@@ -801,6 +858,8 @@ json_t *instance_canonical_json(const struct instance *in)
 	}
 	if (in->has_overlap)   /* only when given: older digests stay as they were */
 		json_object_set_new(root, "overlap", json_pack("{s:f}", "factor", in->overlap));
+	if (in->has_recompute)   /* the same */
+		json_object_set_new(root, "recompute", recompute_json(in));
 	return root;
 }
 
@@ -1026,7 +1085,7 @@ enum status instance_finish(struct instance *in, const char *source, struct erro
 	    finish_costs(&c, in) || check_size(&c, in) ||
 	    check_list(&c, "comm", in->edge_comm, in->nedges, 0, INST_MAX_DURATION) ||
 	    finish_memory(&c, in) || finish_objective(&c, in) || finish_overlap(&c, in) ||
-	    finish_model(&c, in) ||
+	    finish_recompute(&c, in) || finish_model(&c, in) ||
 	    build_adjacency(&c, in) || order_stages(&c, in))
 		return STATUS_ERROR;
 	return STATUS_OK;
@@ -1100,6 +1159,8 @@ json_t *instance_to_json(const struct instance *in)
 	if (in->has_overlap)
 		bad |= json_object_set_new(root, "overlap",
 					   json_pack("{s:f}", "factor", in->overlap));
+	if (in->has_recompute)
+		bad |= json_object_set_new(root, "recompute", recompute_json(in));
 	if (in->model)
 		bad |= json_object_set_new(root, "model", model_json(in->model));
 	if (bad) {

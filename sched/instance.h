@@ -75,6 +75,17 @@ struct instance {
 	 * ops run back to back, as two ops. */
 	bool has_overlap;
 	double overlap;            /* the factor rho in [0, 1] */
+	/* Activation recomputation (docs/formats.md, instance key
+	 * `recompute`): a schedule may drop micro-batch j's activations on
+	 * stage l after F(l, j), keeping recompute_keep[l] memory units instead
+	 * of F's delta, and rebuild them by a recompute that runs on the
+	 * device right before B(l, j), lengthening that B by
+	 * recompute_cost[l]; the rebuilt memory, F's delta less the kept
+	 * part, is charged at that B before its own delta. Which micro-batches
+	 * are recomputed is the schedule's choice (struct op, recompute). */
+	bool has_recompute;
+	int64_t *recompute_cost;   /* [L] time units, >= 0 */
+	int64_t *recompute_keep;   /* [L] memory units, 0 <= keep <= mem[F][l] */
 	struct stage_model *model; /* optional "model" (what each stage
 	                              computes, for the executor), or NULL; not
 	                              part of the problem, so not in the
@@ -169,6 +180,27 @@ static inline int64_t inst_delta(const struct instance *in, int kind,
 				 int stage)
 {
 	return in->has_memory ? in->mem[kind][stage] : 0;
+}
+
+/* F(l, j)'s memory delta: the kept part when j is recomputed on l. */
+static inline int64_t inst_f_delta(const struct instance *in, int stage, bool recomputed)
+{
+	if (!in->has_memory)
+		return 0;
+	return recomputed ? in->recompute_keep[stage] : in->mem[OP_F][stage];
+}
+
+/* What a recompute rebuilds right before its B: F's delta less the kept part. */
+static inline int64_t inst_rebuilt(const struct instance *in, int stage)
+{
+	return in->has_memory ? in->mem[OP_F][stage] - in->recompute_keep[stage] : 0;
+}
+
+/* An op's duration, a recomputed B's with its recompute. */
+static inline int64_t inst_op_duration(const struct instance *in, int kind, int stage,
+				       bool recomputed)
+{
+	return in->cost[kind][stage] + (recomputed ? in->recompute_cost[stage] : 0);
 }
 
 /* An overlapped pair of ops of costs a and b (an F and a B on one device):

@@ -106,7 +106,7 @@ enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 		r->ops = ops;
 		r->cap = cap;
 	}
-	r->ops[r->len++] = (struct op){kind, stage, mb, false};
+	r->ops[r->len++] = (struct op){kind, stage, mb, false, false};
 	return STATUS_OK;
 }
 
@@ -117,6 +117,15 @@ enum status schedule_join_last(struct schedule *s, int d)
 		return err_set(NULL, "an overlapped pair needs two ops");
 	r->ops[r->len - 1].with_prev = true;
 	return STATUS_OK;
+}
+
+bool schedule_has_recompute(const struct schedule *s)
+{
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++)
+			if (s->rows[d].ops[i].recompute)
+				return true;
+	return false;
 }
 
 bool schedule_has_pairs(const struct schedule *s)
@@ -152,6 +161,7 @@ struct schedule *schedule_copy(const struct schedule *s)
 				return NULL;
 			}
 			c->rows[d].ops[i].with_prev = o->with_prev;   /* pairs too */
+			c->rows[d].ops[i].recompute = o->recompute;
 		}
 	if (c && s->layout && layout_copy(c, s->layout)) {
 		schedule_free(c);
@@ -214,7 +224,8 @@ static int equal(const struct schedule *a, const struct schedule *b, bool pairs)
 			const struct op *x = &a->rows[d].ops[i],
 					*y = &b->rows[d].ops[i];
 			if (x->kind != y->kind || x->stage != y->stage ||
-			    x->mb != y->mb || (pairs && x->with_prev != y->with_prev))
+			    x->mb != y->mb || x->recompute != y->recompute ||
+			    (pairs && x->with_prev != y->with_prev))
 				return 0;
 		}
 	}
@@ -231,19 +242,23 @@ int schedule_same_orders(const struct schedule *a, const struct schedule *b)
 	return equal(a, b, false);
 }
 
+static json_t *op_json(const struct op *o)
+{
+	if (o->recompute)
+		return json_pack("[siis]", op_kind_name(o->kind), o->stage, o->mb, "recompute");
+	return json_pack("[sii]", op_kind_name(o->kind), o->stage, o->mb);
+}
+
 json_t *schedule_to_json(const struct schedule *s)
 {
 	json_t *all = json_array();
 	for (int d = 0; d < s->devices; d++) {
 		json_t *row = json_array();
 		for (int i = 0; i < s->rows[d].len; i++) {
-			const struct op *o = &s->rows[d].ops[i];
-			json_t *x = json_pack("[sii]", op_kind_name(o->kind), o->stage, o->mb);
-			if (i + 1 < s->rows[d].len && s->rows[d].ops[i + 1].with_prev) {
-				o = &s->rows[d].ops[++i];   /* a pair: one element of two ops */
-				x = json_pack("[oo]", x, json_pack("[sii]", op_kind_name(o->kind),
-								   o->stage, o->mb));
-			}
+			json_t *x = op_json(&s->rows[d].ops[i]);
+			if (i + 1 < s->rows[d].len && s->rows[d].ops[i + 1].with_prev)
+				/* a pair: one element of two ops */
+				x = json_pack("[oo]", x, op_json(&s->rows[d].ops[++i]));
 			json_array_append_new(row, x);
 		}
 		json_array_append_new(all, row);
@@ -259,14 +274,27 @@ void schedule_json_set(json_t *obj, const struct schedule *s)
 		json_object_set_new(obj, "torch_csv", layout);
 }
 
-/* One op ["F", stage, mb]; `where` is "schedule[d][i]". */
+/* One op ["F", stage, mb], or a recomputed B ["B", stage, mb, "recompute"];
+ * `where` is "schedule[d][i]". */
 static enum status parse_op(const json_t *v, const char *source,
 			    const char *where, struct op *op,
 			    struct error *err)
 {
-	if (!json_is_array(v) || json_array_size(v) != 3)
+	size_t n = json_is_array(v) ? json_array_size(v) : 0;
+	if (n != 3 && n != 4)
 		return err_set(err, "schedule '%s': %s: expected [kind, stage, micro-batch]",
 			       source, where);
+	if (n == 4) {
+		const json_t *r = json_array_get(v, 3), *k = json_array_get(v, 0);
+		if (!json_is_string(r) || strcmp(json_string_value(r), "recompute"))
+			return err_set(err, "schedule '%s': %s: the fourth entry may only be \"recompute\" (a B whose activations are rebuilt before it)",
+				       source, where);
+		if (!json_is_string(k) || (strcmp(json_string_value(k), "B") &&
+					   strcmp(json_string_value(k), "I")))
+			return err_set(err, "schedule '%s': %s: only a B can be marked \"recompute\"",
+				       source, where);
+		op->recompute = true;
+	}
 	const json_t *k = json_array_get(v, 0), *l = json_array_get(v, 1),
 		     *j = json_array_get(v, 2);
 	const char *ks = json_is_string(k) ? json_string_value(k) : "";
@@ -310,6 +338,7 @@ static enum status parse_element(struct schedule *s, int d, const json_t *v,
 		if (schedule_push(s, d, op.kind, op.stage, op.mb) ||
 		    (k == 1 && schedule_join_last(s, d)))
 			return err_set(err, "schedule '%s': out of memory", source);
+		s->rows[d].ops[s->rows[d].len - 1].recompute = op.recompute;
 	}
 	return STATUS_OK;
 }

@@ -30,6 +30,10 @@ struct op {
 	bool with_prev;   /* runs with the row's previous op as one overlapped
 	                     F&B pair (instance.h, has_overlap); the pair's first
 	                     op has it false */
+	bool recompute;   /* on a B: its micro-batch's activations were
+	                     dropped after F and are rebuilt right before this
+	                     B (instance.h, has_recompute); JSON
+	                     ["B", stage, mb, "recompute"] */
 };
 
 struct sched_row {
@@ -79,6 +83,8 @@ enum status schedule_push(struct schedule *s, int d, int kind, int stage,
 /* Mark device d's last op as running with the op before it (an
  * overlapped F&B pair; sim_run checks that it is one). */
 enum status schedule_join_last(struct schedule *s, int d);
+/* Whether any B is marked recomputed. */
+bool schedule_has_recompute(const struct schedule *s);
 
 /* Whether any op runs with the one before it (an overlapped pair). */
 bool schedule_has_pairs(const struct schedule *s);

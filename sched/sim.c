@@ -16,7 +16,9 @@ struct sim {
 	int *pos;               /* [D] next position in the device's order */
 	int *stack;             /* [D] devices to look at again */
 	uint8_t *queued;        /* [D] */
+	uint8_t *rc;            /* [L*M] micro-batch j recomputed on stage l */
 	int64_t busy;           /* sum of all op durations, time units */
+	int64_t recompute_busy; /* the run's recomputes' time */
 	int64_t saved;          /* busy time the run's overlapped pairs saved */
 };
 
@@ -73,11 +75,12 @@ struct sim *sim_new(const struct instance *in)
 	s->pos = malloc(D * sizeof *s->pos);
 	s->stack = malloc(D * sizeof *s->stack);
 	s->queued = malloc(D);
+	s->rc = calloc((size_t)in->stages * in->microbatches, 1);
 	for (int l = 0; l < in->stages; l++)
 		for (int k = 0; k < in->kinds; k++)
 			s->busy += in->cost[k][l] * in->microbatches;
 	if (!s->start || !s->end || !s->seen || !s->peak || !s->free_at ||
-	    !s->pos || !s->stack || !s->queued) {
+	    !s->pos || !s->stack || !s->queued || !s->rc) {
 		sim_free(s);
 		return NULL;
 	}
@@ -96,17 +99,52 @@ void sim_free(struct sim *s)
 	free(s->pos);
 	free(s->stack);
 	free(s->queued);
+	free(s->rc);
 	free(s);
 }
 
+/* The recompute marks: only on a B of an instance with recompute; each
+ * marked (stage, micro-batch) into s->rc, for its F's memory (pass 1). */
+static enum status read_recompute(struct sim *s, const struct schedule *sc,
+				  struct error *err)
+{
+	const struct instance *in = s->in;
+	int M = in->microbatches;
+	char a[64];
+	memset(s->rc, 0, (size_t)in->stages * M);
+	s->recompute_busy = 0;
+	for (int d = 0; d < sc->devices; d++)
+		for (int i = 0; i < sc->rows[d].len; i++) {
+			const struct op *o = &sc->rows[d].ops[i];
+			if (!o->recompute)
+				continue;
+			op_format(a, sizeof a, o->kind, o->stage, o->mb);
+			if (o->kind != OP_B)
+				return err_set(err, "device %d, position %d: %s is marked recompute; only a B can be",
+					       d, i, a);
+			if (!in->has_recompute)
+				return err_set(err, "device %d, position %d: %s is marked recompute, and the instance has no \"recompute\" key",
+					       d, i, a);
+			if (o->stage < 0 || o->stage >= in->stages || o->mb < 0 || o->mb >= M)
+				continue;   /* pass 1 names it */
+			s->rc[o->stage * M + o->mb] = 1;
+			s->recompute_busy += in->recompute_cost[o->stage];
+		}
+	return STATUS_OK;
+}
+
 /* Pass 1: every op is one of the instance's, on its stage's device, at most
- * once; then none is missing. Also tracks memory against the limits. */
+ * once; then none is missing. Also tracks memory against the limits: a
+ * recomputed micro-batch's F holds the kept part, and its B first takes
+ * back what the recompute rebuilds (instance.h). */
 static enum status check_ops(struct sim *s, const struct schedule *sc,
 			     struct error *err)
 {
 	const struct instance *in = s->in;
 	char a[64];
 	memset(s->seen, 0, s->nops);
+	if (read_recompute(s, sc, err))
+		return STATUS_ERROR;
 	long count = 0;
 	for (int d = 0; d < in->devices; d++) {
 		const struct sched_row *row = &sc->rows[d];
@@ -131,13 +169,19 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 				return err_set(err, "device %d, position %d: duplicate op %s",
 					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
 			s->seen[id] = 1;
-			mem += inst_delta(in, o->kind, o->stage);
-			if (mem > peak)
-				peak = mem;
-			if (in->has_limit && mem > in->limit[d])
-				return err_set(err, "device %d, position %d: memory over the limit at %s: %" PRId64 " > %" PRId64,
-					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
-					       mem, in->limit[d]);
+			bool rc = in->has_recompute && s->rc[o->stage * in->microbatches + o->mb];
+			/* a recomputed B's two charges: the rebuild, then its delta */
+			for (int step = o->kind == OP_B && rc ? 0 : 1; step < 2; step++) {
+				mem += step == 0 ? inst_rebuilt(in, o->stage) :
+				       o->kind == OP_F ? inst_f_delta(in, o->stage, rc) :
+				       inst_delta(in, o->kind, o->stage);
+				if (mem > peak)
+					peak = mem;
+				if (in->has_limit && mem > in->limit[d])
+					return err_set(err, "device %d, position %d: memory over the limit at %s%s: %" PRId64 " > %" PRId64,
+						       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
+						       step == 0 ? "'s recompute" : "", mem, in->limit[d]);
+			}
 		}
 		s->peak[d] = peak;
 		count += row->len;
@@ -218,10 +262,11 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 			if (st < 0)
 				break;
 			const struct op *a = &row->ops[pos], *b = &row->ops[pos + n - 1];
-			dur = n == 1 ? in->cost[a->kind][a->stage] :
-			      inst_pair_cost(in, in->cost[a->kind][a->stage], in->cost[b->kind][b->stage]);
+			int64_t da = inst_op_duration(in, a->kind, a->stage, a->recompute),
+				db = inst_op_duration(in, b->kind, b->stage, b->recompute);
+			dur = n == 1 ? da : inst_pair_cost(in, da, db);
 			if (n == 2)
-				s->saved += in->cost[a->kind][a->stage] + in->cost[b->kind][b->stage] - dur;
+				s->saved += da + db - dur;
 			t = st + dur;
 			for (int q = 0; q < n; q++) {
 				const struct op *o = &row->ops[pos + q];
@@ -259,7 +304,7 @@ static void summarise(const struct sim *s, const struct schedule *sc,
 	r->makespan = makespan;
 	r->span = span;
 	r->objective = in->objective == OBJ_SPAN ? span : makespan;
-	r->busy = s->busy - s->saved;
+	r->busy = s->busy + s->recompute_busy - s->saved;
 	r->bubble_ratio = makespan > 0 ?
 		1.0 - (double)r->busy / ((double)in->devices * (double)makespan) : 0.0;
 	r->peak_memory = s->peak;

@@ -13,6 +13,8 @@ struct cand {
 	int op, device;
 	int op2;          /* an overlapped pair's B (op is its F); -1: one op */
 	int64_t at;
+	bool drop;        /* an F whose activations are dropped, to be
+	                     recomputed before its B (instance recompute) */
 };
 
 struct bnb {
@@ -27,6 +29,10 @@ struct bnb {
 	int64_t *rest;           /* [D] load not yet placed */
 	int64_t *rest_f, *rest_b;/* [D] its forwards' and backwards' part */
 	bool pairs;              /* F&B overlap (rho < 1): pairs are candidates */
+	bool recompute;          /* an F may drop its activations (instance.h) */
+	uint8_t *rc;             /* [L*M] placed F(l, j) dropped them */
+	bool *best_rc;           /* [L*M] rc of the best placement */
+	int rc_words;            /* 64-bit words of pending marks per stage (memo) */
 	int cand_cap;            /* candidates per depth */
 	bool *second;            /* [n] seq[i] is the B of a pair with seq[i-1] */
 	int64_t *tail;           /* [K*L] bound_tails */
@@ -37,6 +43,9 @@ struct bnb {
 	bool memo;               /* dominance mode (bnb.h) */
 	struct memo_table *table;
 	int64_t *key_vals;       /* [D + n] the node's free times and needed ends */
+	int64_t *key;            /* the node's placed set: next, then with
+	                            recompute each stage's pending marks */
+	int key_len;
 	int64_t best;            /* incumbent objective */
 	bool found, stopped;
 	long nodes;
@@ -44,6 +53,43 @@ struct bnb {
 };
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+
+static int op_kind(const struct bnb *s, int o) { return o / (s->L * s->M); }
+static int op_stage(const struct bnb *s, int o) { return o / s->M % s->L; }
+
+/* Whether placed op o is an F that dropped, or a B whose F dropped, its
+ * micro-batch's activations (its B then runs the recompute first). */
+static bool recomputed(const struct bnb *s, int o)
+{
+	return s->recompute && op_kind(s, o) != OP_W && s->rc[op_stage(s, o) * s->M + o % s->M];
+}
+
+/* Memory after each charge of op o on device d, placed now (F dropping
+ * when `drop`): the highest point of it must fit (sim.c's order). */
+static bool fits(const struct bnb *s, int d, int o, bool drop, int64_t *after)
+{
+	const struct instance *in = s->in;
+	int k = op_kind(s, o), l = op_stage(s, o);
+	int64_t m = after ? *after : s->mem[d], top;
+	if (k == OP_F) {
+		top = m += inst_f_delta(in, l, drop);
+	} else if (k == OP_B && recomputed(s, o)) {
+		top = m += inst_rebuilt(in, l);
+		m += inst_delta(in, k, l);
+		top = m > top ? m : top;
+	} else {
+		top = m += inst_delta(in, k, l);
+	}
+	if (after)
+		*after = m;
+	return !in->has_limit || top <= in->limit[d];
+}
+
+static int64_t op_time(const struct bnb *s, int o)
+{
+	int k = op_kind(s, o);
+	return inst_op_duration(s->in, k, op_stage(s, o), k == OP_B && recomputed(s, o));
+}
 
 static int64_t objective_now(const struct bnb *s)
 {
@@ -113,25 +159,22 @@ static int by_start(const void *a, const void *b)
  * the later is ready; the F's delta first, as the simulator counts it. */
 static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n)
 {
-	const struct instance *in = s->in;
 	int singles = n;
 	for (int a = 0; a < singles; a++) {
-		int ka = c[a].op / (s->L * s->M), la = c[a].op / s->M % s->L;
-		if (ka != OP_F)
+		if (op_kind(s, c[a].op) != OP_F)
 			continue;
 		for (int b = 0; b < singles; b++) {
-			int kb = c[b].op / (s->L * s->M), lb = c[b].op / s->M % s->L;
-			if (kb != OP_B || c[b].device != c[a].device)
+			if (op_kind(s, c[b].op) != OP_B || c[b].device != c[a].device)
 				continue;
 			int64_t at = max64(c[a].at, c[b].at);
 			if (!s->memo && at < t)
 				continue;
 			int d = c[a].device;
 			/* the F alone fits (it is a candidate); then the B */
-			if (in->has_limit && s->mem[d] + inst_delta(in, OP_F, la) +
-			    inst_delta(in, OP_B, lb) > in->limit[d])
+			int64_t m = s->mem[d];
+			if (!fits(s, d, c[a].op, c[a].drop, &m) || !fits(s, d, c[b].op, false, &m))
 				continue;
-			c[n++] = (struct cand){c[a].op, d, c[b].op, at};   /* fits: init's cand_cap */
+			c[n++] = (struct cand){c[a].op, d, c[b].op, at, c[a].drop};   /* fits: cand_cap */
 		}
 	}
 	return n;
@@ -150,9 +193,12 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 		int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
 		if (at < 0 || (!s->memo && !s->pairs && at < t))
 			continue;   /* inputs not placed, or it would start before t */
-		if (in->has_limit && s->mem[d] + inst_delta(in, k, l) > in->limit[d])
-			continue;
-		c[n++] = (struct cand){inst_op_id(in, k, l, j), d, -1, at};
+		int o = inst_op_id(in, k, l, j);
+		if (fits(s, d, o, false, NULL))
+			c[n++] = (struct cand){o, d, -1, at, false};
+		/* dropping only helps where it frees memory */
+		if (k == OP_F && s->recompute && inst_rebuilt(in, l) > 0 && fits(s, d, o, true, NULL))
+			c[n++] = (struct cand){o, d, -1, at, true};
 	}
 	if (s->pairs) {
 		/* a single that would start before t may still pair with a
@@ -169,13 +215,17 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 	return n;
 }
 
-/* Account op o as placed (sign 1) or taken back (-1), ending at `end`. */
+/* Account op o as placed (sign 1) or taken back (-1), ending at `end`;
+ * an F's drop mark is set before it is placed and cleared after it is
+ * taken back (place, unplace). rest keeps the plain costs (a bound: a
+ * recompute only adds). */
 static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 {
 	const struct instance *in = s->in;
 	int k = o / (s->L * s->M), l = o / s->M % s->L;
 	int64_t dur = inst_duration(in, k, l);
-	s->mem[d] += sign * inst_delta(in, k, l);
+	s->mem[d] += sign * (k == OP_F ? inst_f_delta(in, l, recomputed(s, o)) :
+			     inst_delta(in, k, l));
 	s->rest[d] -= sign * dur;
 	if (k == OP_F)
 		s->rest_f[d] -= sign * dur;
@@ -187,16 +237,20 @@ static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 
 static int64_t cand_duration(const struct bnb *s, const struct cand *c)
 {
-	const struct instance *in = s->in;
-	int k = c->op / (s->L * s->M), l = c->op / s->M % s->L;
 	if (c->op2 < 0)
-		return inst_duration(in, k, l);
-	int l2 = c->op2 / s->M % s->L;
-	return inst_pair_cost(in, inst_duration(in, OP_F, l), inst_duration(in, OP_B, l2));
+		return op_time(s, c->op);
+	return inst_pair_cost(s->in, op_time(s, c->op), op_time(s, c->op2));
+}
+
+static void mark_drop(struct bnb *s, const struct cand *c, bool on)
+{
+	if (s->recompute && op_kind(s, c->op) == OP_F)
+		s->rc[op_stage(s, c->op) * s->M + c->op % s->M] = on && c->drop;
 }
 
 static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
 {
+	mark_drop(s, c, true);
 	int64_t end = c->at + cand_duration(s, c);
 	*undo_first = s->first[c->device];
 	if (s->first[c->device] < 0)
@@ -220,6 +274,7 @@ static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, in
 	}
 	s->placed--;
 	account(s, c->device, c->op, -1, 0);
+	mark_drop(s, c, false);
 	s->free_at[c->device] = free_before;
 	s->first[c->device] = first_before;
 }
@@ -232,7 +287,7 @@ static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, in
 struct memo_entry {
 	uint64_t hash;
 	int next;                /* the bucket's next entry, -1 at the end */
-	long at;                 /* offset of its key (K*L counts) and values */
+	long at;                 /* offset of its key (key_len) and values */
 	int nvals;
 };
 
@@ -244,12 +299,34 @@ struct memo_table {
 	long used;
 };
 
-static uint64_t key_hash(const int *next, int n)
+static uint64_t key_hash(const int64_t *key, int n)
 {
 	uint64_t h = 1469598103934665603ULL;
 	for (int i = 0; i < n; i++)
-		h = (h ^ (uint64_t)next[i]) * 1099511628211ULL;
+		h = (h ^ (uint64_t)key[i]) * 1099511628211ULL;
 	return h;
+}
+
+/* The node's placed set: the next micro-batch of every (kind, stage) and,
+ * with recompute, which placed F's whose B is not placed dropped their
+ * activations (they decide the memory in use and the B's to come, so
+ * only nodes that agree on them compare). */
+static void node_key(struct bnb *s)
+{
+	int kl = s->K * s->L, n = 0;
+	for (int i = 0; i < kl; i++)
+		s->key[n++] = s->next[i];
+	if (!s->recompute)
+		return;
+	for (int l = 0; l < s->L; l++) {
+		int64_t *w = s->key + n;
+		for (int i = 0; i < s->rc_words; i++)
+			w[i] = 0;
+		for (int j = s->next[OP_B * s->L + l]; j < s->next[OP_F * s->L + l]; j++)
+			if (s->rc[l * s->M + j])
+				w[j / 64] |= (int64_t)1 << (j % 64);
+		n += s->rc_words;
+	}
 }
 
 /* Whether op (k,l,j), placed, still has a dependent not placed. */
@@ -293,8 +370,9 @@ static int node_values(const struct bnb *s, int64_t *v)
 static bool dominated(struct bnb *s)
 {
 	struct memo_table *t = s->table;
-	int kl = s->K * s->L, nv = node_values(s, s->key_vals);
-	uint64_t h = key_hash(s->next, kl);
+	int kl = s->key_len, nv = node_values(s, s->key_vals);
+	node_key(s);
+	uint64_t h = key_hash(s->key, kl);
 	for (int i = t->buckets[h & (MEMO_BUCKETS - 1)]; i >= 0; i = t->e[i].next) {
 		const struct memo_entry *e = &t->e[i];
 		if (e->hash != h || e->nvals != nv)
@@ -302,7 +380,7 @@ static bool dominated(struct bnb *s)
 		const int64_t *key = t->store + e->at, *val = key + kl;
 		bool same = true, below = true;
 		for (int k = 0; k < kl && same; k++)
-			same = key[k] == s->next[k];
+			same = key[k] == s->key[k];
 		for (int k = 0; same && below && k < nv; k++)
 			below = val[k] <= s->key_vals[k];
 		if (same && below)
@@ -321,7 +399,7 @@ static bool dominated(struct bnb *s)
 	struct memo_entry *e = &t->e[t->n];
 	*e = (struct memo_entry){h, t->buckets[h & (MEMO_BUCKETS - 1)], t->used, nv};
 	for (int k = 0; k < kl; k++)
-		t->store[t->used++] = s->next[k];
+		t->store[t->used++] = s->key[k];
 	for (int k = 0; k < nv; k++)
 		t->store[t->used++] = s->key_vals[k];
 	t->buckets[h & (MEMO_BUCKETS - 1)] = (int)t->n++;
@@ -365,6 +443,8 @@ static void dfs(struct bnb *s, int64_t t)
 			s->found = true;
 			memcpy(s->best_seq, s->seq, s->n * sizeof *s->seq);
 			memcpy(s->best_second, s->second, s->n * sizeof *s->second);
+			if (s->recompute)
+				memcpy(s->best_rc, s->rc, (size_t)s->L * s->M);
 		}
 		return;
 	}
@@ -392,6 +472,8 @@ static struct schedule *to_schedule(const struct bnb *s)
 		if (schedule_push(sc, d, k, l, j) || (s->best_second[i] && schedule_join_last(sc, d))) {
 			schedule_free(sc);
 			sc = NULL;
+		} else if (k == OP_B && s->recompute) {
+			sc->rows[d].ops[sc->rows[d].len - 1].recompute = s->best_rc[l * s->M + j];
 		}
 	}
 	return sc;
@@ -414,6 +496,9 @@ static void release(struct bnb *s)
 	free(s->best_seq);
 	free(s->cands);
 	free(s->key_vals);
+	free(s->key);
+	free(s->rc);
+	free(s->best_rc);
 	memo_free(s->table);
 }
 
@@ -438,6 +523,11 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->second = calloc(s->n, sizeof *s->second);
 	s->best_second = calloc(s->n, sizeof *s->best_second);
 	s->pairs = in->has_overlap && in->overlap < 1;
+	s->recompute = in->has_recompute;
+	s->rc = calloc((size_t)s->L * s->M, 1);
+	s->best_rc = calloc((size_t)s->L * s->M, sizeof *s->best_rc);
+	s->rc_words = s->recompute ? (s->M + 63) / 64 : 0;
+	s->key_len = s->K * s->L + s->L * s->rc_words;
 	/* singles: one per (kind, stage); pairs: an F and a B slot of one
 	 * device, v_d^2 on a device of v_d stages, so sum_d v_d^2 <= vmax L
 	 * in all */
@@ -448,18 +538,20 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 			v += in->stage_device[l] == d;
 		vmax = v > vmax ? v : vmax;
 	}
-	s->cand_cap = s->K * s->L + (s->pairs ? s->L * vmax : 0);
+	/* singles, an F both kept and dropped with recompute; pairs of each */
+	s->cand_cap = (s->K + s->recompute) * s->L + (s->pairs ? (1 + s->recompute) * s->L * vmax : 0);
 	s->cands = malloc((size_t)s->n * s->cand_cap * sizeof *s->cands);
 	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem || !s->rest ||
 	    !s->rest_f || !s->rest_b || !s->tail || !s->seq || !s->best_seq || !s->second ||
-	    !s->best_second || !s->cands)
+	    !s->best_second || !s->cands || !s->rc || !s->best_rc)
 		return err_set(err, "search: out of memory");
 	for (int o = 0; o < s->n; o++)
 		s->end[o] = -1;
 	if (s->memo) {
 		s->table = memo_new();
 		s->key_vals = malloc((s->D + s->n) * sizeof *s->key_vals);
-		if (!s->table || !s->key_vals)
+		s->key = malloc(s->key_len * sizeof *s->key);
+		if (!s->table || !s->key_vals || !s->key)
 			return err_set(err, "search: out of memory");
 	}
 	for (int d = 0; d < s->D; d++) {

@@ -601,7 +601,7 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || in->kinds * in->stages > 64)
 		return STATUS_OK;
 	/* The search's time. Span: half (the MILP only relaxes it). With F&B
-	 * overlap no MILP follows (it cannot model the pairs): 95 %. Makespan
+	 * overlap or recompute no MILP follows (it models neither): 95 %. Makespan
 	 * with a MILP to follow: a tenth, and at most BNB_MAKESPAN_CAP s, also
 	 * without a limit. Its proofs come fast or not at all: every one on
 	 * the bench grid and the new classes came within 2.3 s of the whole
@@ -611,10 +611,12 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * search_share replaces the share and lifts the cap; without a limit
 	 * the uncapped makespan search gets 10 s. */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	bool pairs = in->has_overlap && in->overlap < 1;
+	/* no MILP follows either with recompute decisions, which the MILPs
+	 * do not model */
+	bool no_milp = (in->has_overlap && in->overlap < 1) || in->has_recompute;
 	bool given = o->search_share > 0 && o->search_share <= 1;
-	bool capped = !span && !pairs && !given;
-	double share = given ? o->search_share : pairs ? 0.95 : span ? 0.5 : 0.1;
+	bool capped = !span && !no_milp && !given;
+	double share = given ? o->search_share : no_milp ? 0.95 : span ? 0.5 : 0.1;
 	double limit = left * share;
 	if (!span && o->time_limit <= 0)
 		limit = capped ? BNB_MAKESPAN_CAP : 10;
@@ -674,6 +676,11 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		st = STATUS_ERROR;
 	} else if (r->certified_by) {
 		/* the exact search proved it (it places overlapped pairs too) */
+	} else if (in->has_recompute) {
+		/* the MILPs keep every activation: their optimum is not the
+		 * instance's when recomputing may pay, so beyond the exact
+		 * search no proof but the bound's (which relaxes it) */
+		r->unproven = "recompute_not_modelled";
 	} else if (in->has_overlap && in->overlap < 1) {
 		/* the MILPs time every op alone: on an instance with F&B overlap
 		 * their optimum is not the instance's, so beyond the exact

@@ -314,7 +314,7 @@ static void test_genome_round_trip(void **state)
 	/* an op on the wrong device: device 1's first op replaced by F(0,0)
 	 * (row length kept) */
 	sc = schedule_copy(base);
-	sc->rows[1].ops[0] = (struct op){OP_F, 0, 0, false};
+	sc->rows[1].ops[0] = (struct op){.kind = OP_F, .stage = 0, .mb = 0};
 	memset(&err, 0, sizeof err);
 	assert_int_equal(genome_from_schedule(&lay, sc, g, &err), STATUS_ERROR);
 	assert_true(err.msg[0] != '\0');
@@ -326,7 +326,7 @@ static void test_genome_round_trip(void **state)
 	sc = schedule_copy(base);
 	for (int i = 0; i < sc->rows[3].len; i++)
 		if (sc->rows[3].ops[i].kind == OP_W) {
-			sc->rows[3].ops[i] = (struct op){OP_F, 3, 0, false};
+			sc->rows[3].ops[i] = (struct op){.kind = OP_F, .stage = 3, .mb = 0};
 			break;
 		}
 	memset(&err, 0, sizeof err);
@@ -445,6 +445,19 @@ static const struct agree_case agree_cases[] = {
 	 "{\"devices\":2,\"microbatches\":4,\"chunks\":2,\"placement\":\"interleaved\","
 	 "\"cost\":{\"F\":[1,2,1,2],\"B\":[2,2,3,1],\"W\":1},\"comm\":1,"
 	 "\"overlap\":{\"factor\":0.25},\"objective\":\"span\"}", false},
+	/* recompute: an F that does not fit with its activations drops them
+	 * (genome.h); limits that 1F1B's warm-up breaks */
+	{"chain3 fused recompute mem",
+	 "{\"devices\":3,\"microbatches\":5,\"cost\":{\"F\":[1,2,1],\"B\":[2,3,2]},\"comm\":1,"
+	 "\"memory\":{\"F\":2,\"B\":-2,\"limit\":5},\"recompute\":{\"R\":[1,2,1],\"keep\":1}}", true},
+	{"v 2x2 split recompute mem",
+	 "{\"devices\":2,\"microbatches\":4,\"chunks\":2,\"placement\":\"v\","
+	 "\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":1,"
+	 "\"memory\":{\"F\":3,\"B\":-1,\"W\":-2,\"limit\":12},\"recompute\":{\"R\":1,\"keep\":1}}", true},
+	{"chain2 fused recompute overlap 0.5",
+	 "{\"devices\":2,\"microbatches\":4,\"cost\":{\"F\":2,\"B\":3},\"comm\":0,"
+	 "\"memory\":{\"F\":2,\"B\":-2,\"limit\":3},\"recompute\":{\"R\":1,\"keep\":1},"
+	 "\"overlap\":{\"factor\":0.5}}", true},
 };
 
 #define AGREE_ITERS 300
@@ -467,7 +480,7 @@ static void test_decoder_agrees_with_simulator(void **state)
 		assert_non_null(g);
 		struct rng r;
 		rng_seed(&r, 1000 + c);
-		int infeasible = 0, repaired = 0, pairs = 0;
+		int infeasible = 0, repaired = 0, pairs = 0, recomputed = 0;
 		for (int it = 0; it < AGREE_ITERS; it++) {
 			if (nfam >= 2 && rng_below(&r, 3) == 0) {
 				int a = rng_below(&r, nfam), b = rng_below(&r, nfam);
@@ -497,6 +510,7 @@ static void test_decoder_agrees_with_simulator(void **state)
 			struct schedule *dsc = decoder_schedule(dc, g);
 			assert_non_null(dsc);
 			pairs += schedule_has_pairs(dsc);
+			recomputed += schedule_has_recompute(dsc);
 			struct outcome o = simulate(in, dsc);
 			schedule_free(dsc);
 			if (o.st)
@@ -536,6 +550,10 @@ static void test_decoder_agrees_with_simulator(void **state)
 		/* with overlap the decodes did pair, and only then */
 		if ((in->has_overlap && pairs == 0) || (!in->has_overlap && pairs > 0))
 			fail_msg("case '%s': %d of %d decodes with pairs", t->name, pairs, AGREE_ITERS);
+		/* with recompute some decodes dropped activations, and only then */
+		if ((in->has_recompute && recomputed == 0) || (!in->has_recompute && recomputed > 0))
+			fail_msg("case '%s': %d of %d decodes with recompute", t->name, recomputed,
+				 AGREE_ITERS);
 		/* the random genomes did exercise the repairs */
 		if (repaired == 0)
 			fail_msg("case '%s': no decode needed a repair", t->name);

@@ -1100,7 +1100,7 @@ static void bf_load(struct schedule *sc, const struct bf *b, const struct bf_row
 		r->len = rows[d]->n;
 		for (int i = 0; i < rows[d]->n; i++) {
 			int o = rows[d]->op[i];
-			r->ops[i] = (struct op){b->kind[o], b->stage[o], b->mb[o], rows[d]->wp[i]};
+			r->ops[i] = (struct op){.kind = b->kind[o], .stage = b->stage[o], .mb = b->mb[o], .with_prev = rows[d]->wp[i]};
 		}
 	}
 }

@@ -382,6 +382,10 @@ static const struct reject_case reject_cases[] = {
 	{"op a pair", "{\"schedule\": [[[\"F\",0]]]}", "schedule[0][0]",
 	 "[kind, stage, micro-batch]"},
 	{"op of four", "{\"schedule\": [[[\"F\",0,0,0]]]}", "schedule[0][0]",
+	 "the fourth entry may only be \"recompute\""},
+	{"F marked recompute", "{\"schedule\": [[[\"F\",0,0,\"recompute\"]]]}", "schedule[0][0]",
+	 "only a B can be marked"},
+	{"op of five", "{\"schedule\": [[[\"B\",0,0,\"recompute\",1]]]}", "schedule[0][0]",
 	 "[kind, stage, micro-batch]"},
 	{"op an object", "{\"schedule\": [[{\"kind\":\"F\"}]]}", "schedule[0][0]",
 	 "[kind, stage, micro-batch]"},
@@ -544,6 +548,42 @@ static void test_copy_keeps_pairs(void **state)
 	schedule_free(s);
 }
 
+/* A recomputed B: ["B", 0, 1, "recompute"] in JSON, both ways; copy and
+ * equality keep the mark. */
+static void test_recompute_mark(void **state)
+{
+	(void)state;
+	struct schedule *s = schedule_new(1), *back = NULL, *c;
+	struct error err;
+	schedule_push(s, 0, OP_F, 0, 0);
+	schedule_push(s, 0, OP_F, 0, 1);
+	schedule_push(s, 0, OP_B, 0, 0);
+	schedule_push(s, 0, OP_B, 0, 1);
+	s->rows[0].ops[3].recompute = true;
+	assert_true(schedule_has_recompute(s));
+	json_t *j = schedule_to_json(s);
+	char *text = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(text, "[[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0],[\"B\",0,1,\"recompute\"]]]");
+	json_t *obj = json_pack("{s:O}", "schedule", j);
+	char *whole = json_dumps(obj, 0);
+	assert_int_equal(schedule_parse(whole, "t", &back, &err), STATUS_OK);
+	assert_true(back->rows[0].ops[3].recompute);
+	assert_false(back->rows[0].ops[2].recompute);
+	assert_true(schedule_equal(s, back));
+	c = schedule_copy(s);
+	assert_true(c->rows[0].ops[3].recompute);
+	c->rows[0].ops[3].recompute = false;
+	assert_false(schedule_equal(s, c));
+	assert_false(schedule_has_recompute(c));
+	free(text);
+	free(whole);
+	json_decref(j);
+	json_decref(obj);
+	schedule_free(c);
+	schedule_free(back);
+	schedule_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -563,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_read_missing_file),
 		cmocka_unit_test(test_check_shape),
 		cmocka_unit_test(test_copy_keeps_pairs),
+		cmocka_unit_test(test_recompute_mark),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
