@@ -1,0 +1,33 @@
+#!/bin/bash
+# What recomputation buys (issue 17): chains of P devices, M micro-batches,
+# unit F, B = 2, comm 1, K activations per device (memory F = 2, limit 2K),
+# solved without and with the instance key recompute {R: 1, keep: 0}.
+# Prints one markdown row per (P, M, K, variant): solve's status, objective,
+# bound, certificate and recomputed micro-batches, then search's objective.
+# Usage: bench/recompute.sh [PIPEOPT] [SECONDS]
+set -euo pipefail
+bin=${1:-build/pipeopt}
+t=${2:-20}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+echo "| P | M | K | recompute | solve status | objective | bound | certified by | recomputed | search ${t}s |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
+for spec in "2 4 2" "3 4 2" "4 8 2" "4 8 3" "4 8 4" "8 16 4" "8 16 8"; do
+	read -r P M K <<<"$spec"
+	for rc in no yes; do
+		f="$dir/i.json"
+		extra=""
+		[ "$rc" = yes ] && extra=',"recompute":{"R":1,"keep":0}'
+		printf '{"name":"p%s-m%s-k%s-%s","devices":%s,"microbatches":%s,"cost":{"F":1,"B":2},"comm":1,"memory":{"F":2,"B":-2,"limit":%s}%s}\n' \
+			"$P" "$M" "$K" "$rc" "$P" "$M" $((2 * K)) "$extra" >"$f"
+		s=$("$bin" solve "$f" --time-limit "$t" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = sum(1 for row in d["schedule"] for e in row for o in (e if isinstance(e[0], list) else [e]) if len(o) == 4)
+print(d["status"], d["objective"], d["bound"], d.get("certified_by") or "-", n, sep="|")')
+		g=$("$bin" search "$f" --time-limit "$t" --json 2>/dev/null | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["objective"])')
+		echo "| $P | $M | $K | $rc | ${s//|/ | } | $g |"
+	done
+done
