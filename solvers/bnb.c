@@ -224,8 +224,11 @@ static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 	const struct instance *in = s->in;
 	int k = o / (s->L * s->M), l = o / s->M % s->L;
 	int64_t dur = inst_duration(in, k, l);
+	/* an F holds the kept part when it dropped; a B of a dropped F takes
+	 * the rebuilt part back before its own delta (fits) */
 	s->mem[d] += sign * (k == OP_F ? inst_f_delta(in, l, recomputed(s, o)) :
-			     inst_delta(in, k, l));
+			     inst_delta(in, k, l) + (k == OP_B && recomputed(s, o) ?
+						     inst_rebuilt(in, l) : 0));
 	s->rest[d] -= sign * dur;
 	if (k == OP_F)
 		s->rest_f[d] -= sign * dur;

@@ -665,15 +665,23 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	r->lower_bound = r->bound = lb.best;
 	r->lower_bound_by = lb.by;
 	best_heuristic(in, o->start, o->start_name, sim, r);
+	/* every family keeps every activation: with recompute the exact
+	 * search may find a schedule where none of theirs is valid */
+	bool search_only = !r->schedule && in->has_recompute;
+	if (search_only)
+		r->objective = INT64_MAX;
 	enum status st = STATUS_OK;
-	if (!r->schedule) {
+	if (!r->schedule && !search_only) {
 		st = err_set(err, "instance '%s': no valid schedule known (every family and the serial order break the memory limit); the instance may be infeasible",
 			     in->name);
-	} else if (r->objective <= r->bound && !o->always_milp) {
+	} else if (r->schedule && r->objective <= r->bound && !o->always_milp) {
 		r->bound = r->objective;
 		r->certified_by = "bound";
 	} else if (!o->always_milp && exact_search(in, o, t0, sim, r, err)) {
 		st = STATUS_ERROR;
+	} else if (!r->schedule) {
+		st = err_set(err, "instance '%s': no valid schedule known (every family and the serial order break the memory limit, and the exact search, which may recompute, found none%s); the instance may be infeasible",
+			     in->name, stop_requested() || o->time_limit > 0 ? " within its time" : "");
 	} else if (r->certified_by) {
 		/* the exact search proved it (it places overlapped pairs too) */
 	} else if (in->has_recompute) {
