@@ -4,6 +4,11 @@
 # solved without and with the instance key recompute {R: 1, keep: 0}.
 # Prints one markdown row per (P, M, K, variant): solve's status, objective,
 # bound, certificate and recomputed micro-batches, then search's objective.
+# Then Zero Bubble's GPT 1.5B costs on DualPipeV's V placement (8 devices,
+# 2 chunks of half a stage: F 9261, B 9043, W 4669, comm 601 us; memory
+# per chunk F 2, B -1, W -1), m 24 and 32, at the peak memory of zb-v
+# (1F1B's), v-half and v-min: the families valid there, and search without
+# and with recompute {R: 9261 (the chunk's forward again), keep: 0}.
 # Usage: bench/recompute.sh [PIPEOPT] [SECONDS]
 set -euo pipefail
 bin=${1:-build/pipeopt}
@@ -29,5 +34,35 @@ print(d["status"], d["objective"], d["bound"], d.get("certified_by") or "-", n, 
 import json, sys
 print(json.load(sys.stdin)["objective"])')
 		echo "| $P | $M | $K | $rc | ${s//|/ | } | $g |"
+	done
+done
+
+echo
+echo "| m | limit | zb-v | v-half | v-min | search ${t}s | search ${t}s, recompute | recomputed |"
+echo "|---|---|---|---|---|---|---|---|"
+for M in 24 32; do
+	for lim in 32 20 14; do
+		row="| $M | $lim |"
+		for rc in no yes; do
+			extra=""
+			[ "$rc" = yes ] && extra=',"recompute":{"R":9261,"keep":0}'
+			printf '{"name":"gpt-1.5b-v-m%s-l%s-%s","devices":8,"microbatches":%s,"chunks":2,"placement":"v","cost":{"F":9261,"B":9043,"W":4669},"comm":601,"memory":{"F":2,"B":-1,"W":-1,"limit":%s}%s}\n' \
+				"$M" "$lim" "$rc" "$M" "$lim" "$extra" >"$dir/g-$rc.json"
+		done
+		for f in zb-v v-half v-min; do
+			v=$("$bin" simulate "$dir/g-no.json" --family "$f" --json --no-timeline 2>/dev/null |
+			    python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan"])' 2>/dev/null || echo -)
+			row="$row $v |"
+		done
+		for rc in no yes; do
+			r=$("$bin" search "$dir/g-$rc.json" --time-limit "$t" --json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+n = sum(1 for row in d["schedule"] for e in row for o in (e if isinstance(e[0], list) else [e]) if len(o) == 4)
+print(d["makespan"], n)')
+			row="$row ${r% *} |"
+			n=${r#* }
+		done
+		echo "$row $n |"
 	done
 done
