@@ -286,6 +286,8 @@ json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
 			      "peak_memory", peak,
 			      "bubble_ratio", r->bubble_ratio,
 			      "lower_bound", (json_int_t)lb);
+	if (j && in->has_recompute)
+		json_object_set_new(j, "recomputed", json_integer(r->recomputed));
 	struct verdict v = verdict_of((double)r->objective, (double)lb, false, NULL,
 				      OUTCOME_FEASIBLE);
 	v.integral = true;
@@ -320,6 +322,8 @@ void cli_print_result(const struct instance *in, const struct sim_result *r,
 		printf("]");
 	}
 	printf("\n");
+	if (in->has_recompute)
+		printf("recomputed  %d backwards (marked \"recompute\" in the schedule)\n", r->recomputed);
 	printf("objective   %s %" PRId64 ", lower bound %" PRId64 ", gap %.2f %%%s\n",
 	       in->objective == OBJ_SPAN ? "span" : "makespan", r->objective, lb,
 	       100.0 * verdict_gap((double)r->objective, (double)lb),

@@ -4,7 +4,8 @@
  * its interval touches with its kind letter, F, B or W, alternating with the
  * lower-case letter on odd micro-batches so neighbours stay apart; its first
  * column carries the micro-batch number's last digit when the op spans at
- * least two columns. '.' is idle.
+ * least two columns. A recomputed B's recompute, its first R time units,
+ * is drawn R/r. '.' is idle.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -14,7 +15,7 @@
 #include "common/strbuf.h"
 
 static void draw_op(char *line, int width, int64_t mk, int64_t start,
-		    int64_t end, int kind, int mb)
+		    int64_t end, int kind, int mb, int64_t recompute)
 {
 	int c0 = (int)((__int128)start * width / mk);
 	int c1 = end > start ? (int)(((__int128)end * width - 1) / mk) : c0;
@@ -27,6 +28,11 @@ static void draw_op(char *line, int width, int64_t mk, int64_t start,
 		ch = (char)(ch - 'A' + 'a');
 	for (int c = c0; c <= c1; c++)
 		line[c] = ch;
+	if (recompute > 0 && end > start) {   /* the recompute part, R/r */
+		int r1 = (int)(((__int128)(start + recompute) * width - 1) / mk);
+		for (int c = c0; c <= r1 && c <= c1; c++)
+			line[c] = mb % 2 ? 'r' : 'R';
+	}
 	if (c1 > c0)
 		line[c0 + 1] = (char)('0' + mb % 10);
 }
@@ -42,16 +48,16 @@ char *render_ascii(const struct instance *in, const struct schedule *s,
 	if (!line)
 		return NULL;
 	sb_printf(&sb, "timeline: 1 column = %.4g time units; F/f forward, B/b backward, "
-		  "W/w weight gradient (lower case: odd micro-batch), digit: micro-batch mod 10, '.' idle\n",
-		  (double)mk / width);
+		  "W/w weight gradient%s (lower case: odd micro-batch), digit: micro-batch mod 10, '.' idle\n",
+		  (double)mk / width, in->has_recompute ? ", R/r a B's recompute" : "");
 	for (int d = 0; d < s->devices; d++) {
 		memset(line, '.', width);
 		line[width] = 0;
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
 			int id = inst_op_id(in, o->kind, o->stage, o->mb);
-			draw_op(line, width, mk, r->start[id], r->end[id],
-				o->kind, o->mb);
+			draw_op(line, width, mk, r->start[id], r->end[id], o->kind, o->mb,
+				o->recompute && in->has_recompute ? in->recompute_cost[o->stage] : 0);
 		}
 		sb_printf(&sb, "dev %3d |%s|\n", d, line);
 	}

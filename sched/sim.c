@@ -19,6 +19,7 @@ struct sim {
 	uint8_t *rc;            /* [L*M] micro-batch j recomputed on stage l */
 	int64_t busy;           /* sum of all op durations, time units */
 	int64_t recompute_busy; /* the run's recomputes' time */
+	int recomputed;         /* and their number */
 	int64_t saved;          /* busy time the run's overlapped pairs saved */
 };
 
@@ -113,6 +114,7 @@ static enum status read_recompute(struct sim *s, const struct schedule *sc,
 	char a[64];
 	memset(s->rc, 0, (size_t)in->stages * M);
 	s->recompute_busy = 0;
+	s->recomputed = 0;
 	for (int d = 0; d < sc->devices; d++)
 		for (int i = 0; i < sc->rows[d].len; i++) {
 			const struct op *o = &sc->rows[d].ops[i];
@@ -129,6 +131,7 @@ static enum status read_recompute(struct sim *s, const struct schedule *sc,
 				continue;   /* pass 1 names it */
 			s->rc[o->stage * M + o->mb] = 1;
 			s->recompute_busy += in->recompute_cost[o->stage];
+			s->recomputed++;
 		}
 	return STATUS_OK;
 }
@@ -305,6 +308,7 @@ static void summarise(const struct sim *s, const struct schedule *sc,
 	r->span = span;
 	r->objective = in->objective == OBJ_SPAN ? span : makespan;
 	r->busy = s->busy + s->recompute_busy - s->saved;
+	r->recomputed = s->recomputed;
 	r->bubble_ratio = makespan > 0 ?
 		1.0 - (double)r->busy / ((double)in->devices * (double)makespan) : 0.0;
 	r->peak_memory = s->peak;

@@ -41,6 +41,7 @@ struct sim_result {
 	int64_t busy;               /* time units: sum of the op durations, an
 	                               overlapped pair counted once, at its cost */
 	double bubble_ratio;        /* 1 - busy / (devices * makespan) */
+	int recomputed;             /* B's marked recompute (instance recompute) */
 	const int64_t *peak_memory; /* [devices] memory units, owned by sim */
 	const int64_t *start;       /* [ops] by op id (inst_op_id), owned by sim */
 	const int64_t *end;         /* [ops] by op id, owned by sim */
