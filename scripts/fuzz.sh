@@ -32,7 +32,7 @@ seeds() {
 		echo datasets/instances/*.json datasets/instances/family-table/*.json \
 			datasets/bad/*.json datasets/ga/zb-small/*.json datasets/ga/scale/*.json
 		for f in datasets/ga/suite/*.json; do [[ $f == *.cert.json ]] || echo "$f"; done ;;
-	schedule) echo datasets/ga/suite/*.cert.json ;;
+	schedule) echo datasets/ga/suite/*.cert.json tests/fuzz/seeds/schedule-*.json ;;
 	torch_csv) echo tests/golden/*.csv ;;
 	lang) echo datasets/schedules/*.sched ;;
 	graph) echo datasets/graphs/*.json ;;
