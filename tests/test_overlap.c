@@ -36,6 +36,7 @@
 #include "solvers/bnb.h"
 #include "test_schedules.h"
 #include "timeline.h"
+#include "chain_deps.h"
 #include "xorshift.h"
 
 /* ---- helpers -------------------------------------------------------------- */
@@ -851,36 +852,12 @@ struct bf {
 	int64_t lag[BF_MAX_OPS][2];
 };
 
-static int bf_id(const struct bf *b, int k, int l, int j)
-{
-	return (k * b->L + l) * b->M + j;   /* instance.h's numbering */
-}
-
-/* The dependencies of sim.h's comment, for a chain of stages. */
+/* The dependencies (chain_deps.h). */
 static void bf_deps(struct bf *b)
 {
 	b->n = b->kinds * b->L * b->M;
-	for (int k = 0; k < b->kinds; k++)
-		for (int l = 0; l < b->L; l++)
-			for (int j = 0; j < b->M; j++) {
-				int o = bf_id(b, k, l, j);
-				b->kind[o] = k;
-				b->stage[o] = l;
-				b->mb[o] = j;
-				b->ndep[o] = 0;
-#define DEP(x, lg) (b->dep[o][b->ndep[o]] = (x), b->lag[o][b->ndep[o]++] = (lg))
-				if (k == OP_F && l > 0)
-					DEP(bf_id(b, OP_F, l - 1, j), b->dev[l - 1] != b->dev[l] ? b->comm : 0);
-				if (k == OP_B) {
-					DEP(bf_id(b, OP_F, l, j), 0);
-					if (l + 1 < b->L)
-						DEP(bf_id(b, OP_B, l + 1, j),
-						    b->dev[l + 1] != b->dev[l] ? b->comm : 0);
-				}
-				if (k == OP_W)
-					DEP(bf_id(b, OP_B, l, j), 0);
-#undef DEP
-			}
+	chain_deps(b->kinds, b->L, b->M, b->dev, b->comm, b->kind, b->stage, b->mb, b->ndep,
+		   b->dep, b->lag);
 }
 
 /* One device's row: ops by index, wp[i] = joined with op i-1. */
@@ -1110,41 +1087,8 @@ static void bf_compare(const struct bf *b, const char *json, const struct schedu
 		       enum status st, const struct sim_result *r, const struct error *err,
 		       const struct bf_result *e)
 {
-	const char *why = NULL;
-	int bad = -1;
-	if ((st == STATUS_OK) != e->valid) {
-		why = e->valid ? "the simulator rejects a valid schedule" :
-				 "the simulator accepts an invalid schedule";
-	} else if (e->valid) {
-		for (int o = 0; o < b->n && bad < 0; o++)
-			if (r->start[o] != e->start[o] || r->end[o] != e->end[o])
-				bad = o;
-		if (bad >= 0)
-			why = "an op's times differ";
-		else if (r->makespan != e->makespan || r->span != e->span || r->busy != e->busy)
-			why = "makespan, span or busy time differ";
-		else
-			for (int d = 0; d < b->D && !why; d++)
-				if (r->peak_memory[d] != e->peak[d])
-					why = "peak memory differs";
-	}
-	if (!why)
-		return;
-	json_t *j = schedule_to_json(sc);
-	char *text = json_dumps(j, JSON_COMPACT);
-	char op[64] = "";
-	if (bad >= 0)
-		snprintf(op, sizeof op, " (%s%d,%d: sim [%lld,%lld), expected [%lld,%lld))",
-			 op_kind_name(b->kind[bad]), b->stage[bad], b->mb[bad],
-			 (long long)r->start[bad], (long long)r->end[bad],
-			 (long long)e->start[bad], (long long)e->end[bad]);
-	fail_msg("%s%s\ninstance %s\nschedule %s\nsim: %s, makespan %lld span %lld busy %lld; "
-		 "expected makespan %lld span %lld busy %lld",
-		 why, op, json, text, st ? err->msg : "ok", st ? 0LL : (long long)r->makespan,
-		 st ? 0LL : (long long)r->span, st ? 0LL : (long long)r->busy,
-		 (long long)e->makespan, (long long)e->span, (long long)e->busy);
-	free(text);
-	json_decref(j);
+	struct chain_expect x = {e->valid, e->start, e->end, e->makespan, e->span, e->busy, e->peak};
+	chain_compare(b->n, b->D, b->kind, b->stage, b->mb, json, sc, st, r, err, &x);
 }
 
 /* The exact search's proof on in equals the brute force's opt. */

@@ -47,84 +47,10 @@
 #include "solvers/exact.h"
 #include "test_schedules.h"
 #include "timeline.h"
+#include "chain_deps.h"
 #include "xorshift.h"
 
 /* ---- helpers -------------------------------------------------------------- */
-
-/* Append ops written as "F(0,0) F(0,1) B(0,0)r" to device d's order: an 'r'
- * right after an op marks it recomputed (meaningful on a B only; the tests
- * of invalid marks put it on others on purpose). */
-static void rc_push_row(struct schedule *sc, int d, const char *text)
-{
-	int k, l, j;
-	const char *p = text;
-	for (;;) {
-		while (*p == ' ')
-			p++;
-		if (!parse_op(&p, &k, &l, &j))
-			break;
-		assert_int_equal(schedule_push(sc, d, k, l, j), STATUS_OK);
-		if (*p == 'r') {
-			sc->rows[d].ops[sc->rows[d].len - 1].recompute = true;
-			p++;
-		}
-	}
-	if (*p)
-		fail_msg("trailing text in test row: '%s'", p);
-}
-
-static struct schedule *rc_schedule(int D, const char *const *rows)
-{
-	struct schedule *sc = schedule_new(D);
-	assert_non_null(sc);
-	for (int d = 0; d < D; d++)
-		if (rows[d])
-			rc_push_row(sc, d, rows[d]);
-	return sc;
-}
-
-/* check_timeline (timeline.h) for rows with recompute marks. */
-static void check_rc_timeline(const struct timeline *t)
-{
-	const char *name = t->name ? t->name : "timeline";
-	struct instance *in = parse_instance_ok(t->json);
-	struct schedule *sc = rc_schedule(t->devices, t->rows);
-	struct sim *s = sim_new(in);
-	struct sim_result r;
-	struct error err = {{0}};
-	assert_non_null(s);
-	if (sim_run(s, sc, &r, &err))
-		fail_msg("%s: sim_run failed: %s", name, err.msg);
-	int n = 0;
-	while (n < 32 && t->ops[n].op)
-		n++;
-	if (n != inst_nops(in))
-		fail_msg("%s: the test names %d ops, the instance has %d", name, n, inst_nops(in));
-	for (int i = 0; i < n; i++) {
-		const char *p = t->ops[i].op;
-		int k = 0, l = 0, j = 0;
-		assert_true(parse_op(&p, &k, &l, &j));
-		int id = inst_op_id(in, k, l, j);
-		if (r.start[id] != t->ops[i].start || r.end[id] != t->ops[i].end)
-			fail_msg("%s: %s: got [%lld, %lld), expected [%lld, %lld)", name,
-				 t->ops[i].op, (long long)r.start[id], (long long)r.end[id],
-				 (long long)t->ops[i].start, (long long)t->ops[i].end);
-	}
-	if (r.makespan != t->makespan || r.span != t->span || r.objective != t->objective ||
-	    r.busy != t->busy)
-		fail_msg("%s: makespan %lld span %lld objective %lld busy %lld, expected %lld %lld %lld %lld",
-			 name, (long long)r.makespan, (long long)r.span, (long long)r.objective,
-			 (long long)r.busy, (long long)t->makespan, (long long)t->span,
-			 (long long)t->objective, (long long)t->busy);
-	assert_double_near(r.bubble_ratio, t->bubble, 1e-12);
-	for (int d = 0; d < t->devices; d++)
-		if (r.peak_memory[d] != t->peak[d])
-			fail_msg("%s: device %d peak %lld, expected %lld", name, d,
-				 (long long)r.peak_memory[d], (long long)t->peak[d]);
-	sim_free(s);
-	schedule_free(sc);
-	instance_free(in);
-}
 
 /* Simulate (json, rows) expecting failure with a one-line message in *err
  * that contains each of the (up to 3) strings in `want`. */
@@ -132,7 +58,7 @@ static void expect_rc_error(const char *json, int D, const char *const *rows,
 			    const char *const *want)
 {
 	struct instance *in = parse_instance_ok(json);
-	struct schedule *sc = rc_schedule(D, rows);
+	struct schedule *sc = make_schedule(D, rows);
 	struct sim *s = sim_new(in);
 	assert_non_null(s);
 	struct sim_result r;
@@ -368,7 +294,7 @@ static void test_timelines(void **state)
 		&free_both, &free_second, &stacked,
 	};
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-		check_rc_timeline(all[i]);
+		check_timeline(all[i]);
 
 	/* the invalid variants drawn above */
 	expect_rc_error(RC_TWO_DEV, 2,
@@ -531,7 +457,7 @@ static void test_schedule_marks(void **state)
 	free(out);
 	json_decref(j);
 	/* the mark matters for equality; a copy keeps it */
-	struct schedule *b = rc_schedule(1, (const char *const[]){"F(0,0) F(0,1) B(0,0) B(0,1)"});
+	struct schedule *b = make_schedule(1, (const char *const[]){"F(0,0) F(0,1) B(0,0) B(0,1)"});
 	assert_false(schedule_equal(a, b));
 	assert_false(schedule_has_recompute(b));
 	schedule_free(b);
@@ -637,35 +563,16 @@ struct rc {
 
 static int rc_id(const struct rc *b, int k, int l, int j)
 {
-	return (k * b->L + l) * b->M + j;   /* instance.h's numbering */
+	return chain_id(b->L, b->M, k, l, j);
 }
 
-/* The dependencies of the file comment, for a chain of stages. */
+/* The dependencies (chain_deps.h). */
 static void rc_deps(struct rc *b)
 {
 	b->n = b->kinds * b->L * b->M;
 	assert_true(b->n <= RC_MAX_OPS);
-	for (int k = 0; k < b->kinds; k++)
-		for (int l = 0; l < b->L; l++)
-			for (int j = 0; j < b->M; j++) {
-				int o = rc_id(b, k, l, j);
-				b->kind[o] = k;
-				b->stage[o] = l;
-				b->mb[o] = j;
-				b->ndep[o] = 0;
-#define DEP(x, lg) (b->dep[o][b->ndep[o]] = (x), b->lag[o][b->ndep[o]++] = (lg))
-				if (k == OP_F && l > 0)
-					DEP(rc_id(b, OP_F, l - 1, j), b->dev[l - 1] != b->dev[l] ? b->comm : 0);
-				if (k == OP_B) {
-					DEP(rc_id(b, OP_F, l, j), 0);
-					if (l + 1 < b->L)
-						DEP(rc_id(b, OP_B, l + 1, j),
-						    b->dev[l + 1] != b->dev[l] ? b->comm : 0);
-				}
-				if (k == OP_W)
-					DEP(rc_id(b, OP_B, l, j), 0);
-#undef DEP
-			}
+	chain_deps(b->kinds, b->L, b->M, b->dev, b->comm, b->kind, b->stage, b->mb, b->ndep,
+		   b->dep, b->lag);
 }
 
 /* One device's row: an order (op ids) and its marks (bit l * M + j: B(l,j)
@@ -886,47 +793,18 @@ static void rc_load(struct schedule *sc, const struct rc *b, const struct rc_row
 	}
 }
 
-/* Fail, naming the instance and the schedule, when sim and rc_eval differ. */
+/* Fail, naming the instance and the schedule, when sim and rc_eval differ
+ * (the objective too: span or makespan as the instance asks). */
 static void rc_compare(const struct rc *b, const char *json, const struct schedule *sc,
 		       enum status st, const struct sim_result *r, const struct error *err,
 		       const struct rc_row *const *rows, const struct rc_result *e)
 {
-	const char *why = NULL;
-	int bad = -1;
-	if ((st == STATUS_OK) != e->valid) {
-		why = e->valid ? "the simulator rejects a valid schedule" :
-				 "the simulator accepts an invalid schedule";
-	} else if (e->valid) {
-		for (int o = 0; o < b->n && bad < 0; o++)
-			if (r->start[o] != e->start[o] || r->end[o] != e->end[o])
-				bad = o;
-		if (bad >= 0)
-			why = "an op's times differ";
-		else if (r->makespan != e->makespan || r->span != e->span || r->busy != e->busy ||
-			 r->objective != e->objective)
-			why = "makespan, span, objective or busy time differ";
-		else
-			for (int d = 0; d < b->D && !why; d++)
-				if (r->peak_memory[d] != rows[d]->peak)
-					why = "peak memory differs";
-	}
-	if (!why)
-		return;
-	json_t *j = schedule_to_json(sc);
-	char *text = json_dumps(j, JSON_COMPACT);
-	char op[96] = "";
-	if (bad >= 0)
-		snprintf(op, sizeof op, " (%s(%d,%d): sim [%lld,%lld), expected [%lld,%lld))",
-			 op_kind_name(b->kind[bad]), b->stage[bad], b->mb[bad],
-			 (long long)r->start[bad], (long long)r->end[bad],
-			 (long long)e->start[bad], (long long)e->end[bad]);
-	fail_msg("%s%s\ninstance %s\nschedule %s\nsim: %s, makespan %lld span %lld busy %lld; "
-		 "expected makespan %lld span %lld busy %lld",
-		 why, op, json, text, st ? err->msg : "ok", st ? 0LL : (long long)r->makespan,
-		 st ? 0LL : (long long)r->span, st ? 0LL : (long long)r->busy,
-		 (long long)e->makespan, (long long)e->span, (long long)e->busy);
-	free(text);
-	json_decref(j);
+	int64_t peak[2] = {rows[0]->peak, b->D > 1 ? rows[1]->peak : 0};
+	struct chain_expect x = {e->valid, e->start, e->end, e->makespan, e->span, e->busy, peak};
+	chain_compare(b->n, b->D, b->kind, b->stage, b->mb, json, sc, st, r, err, &x);
+	if (st == STATUS_OK && e->valid && r->objective != e->objective)
+		fail_msg("objective: sim %lld, expected %lld\ninstance %s", (long long)r->objective,
+			 (long long)e->objective, json);
 }
 
 struct rc_stats {

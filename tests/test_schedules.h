@@ -23,7 +23,9 @@ static inline int parse_op(const char **p, int *kind, int *stage, int *mb)
 
 /* Append ops written as "F(0,0) F(0,1) B(0,0)" to device d's order; a
  * '+' before an op joins it with the one before it as an overlapped pair
- * ("F(0,1) +B(0,0)", schedule_join_last). */
+ * ("F(0,1) +B(0,0)", schedule_join_last); an 'r' right after an op marks
+ * it recomputed ("B(0,0)r", op.recompute; meaningful on a B only, tests of
+ * invalid marks put it on others on purpose). */
 static inline void push_row(struct schedule *sc, int d, const char *text)
 {
 	int k, l, j;
@@ -39,6 +41,10 @@ static inline void push_row(struct schedule *sc, int d, const char *text)
 		assert_int_equal(schedule_push(sc, d, k, l, j), STATUS_OK);
 		if (join)
 			assert_int_equal(schedule_join_last(sc, d), STATUS_OK);
+		if (*p == 'r') {
+			sc->rows[d].ops[sc->rows[d].len - 1].recompute = true;
+			p++;
+		}
 	}
 	if (*p)
 		fail_msg("trailing text in test row: '%s'", p);
