@@ -56,6 +56,121 @@ static inline void chain_deps(int kinds, int L, int M, const int *dev, int64_t c
 			}
 }
 
+/* A device's order as units: one op, or an overlapped pair of two ops that
+ * start together when both are ready and end together; each with its
+ * duration (the evaluator's rules decide it). */
+#define CHAIN_UNITS 16
+struct chain_order {
+	int n;
+	int op[CHAIN_UNITS][2];       /* op ids; op[u][1] < 0: a single op */
+	int64_t dur[CHAIN_UNITS];
+};
+
+/* Time the D orders: every unit starts when its device is free and the
+ * inputs of its ops have arrived (ends plus lags), devices visited until
+ * nothing moves. False on a deadlock. Fills start and end by op id (nops
+ * at most 64), the busy time, makespan and span. */
+static inline bool chain_time(int D, int nops, const struct chain_order *ord, const int *ndep,
+			      const int (*dep)[2], const int64_t (*lag)[2], int64_t *start,
+			      int64_t *end, int64_t *busy, int64_t *makespan, int64_t *span)
+{
+	bool done[64] = {0};
+	int next[8] = {0}, left = 0;
+	int64_t free_at[8] = {0};
+	for (int d = 0; d < D; d++)
+		left += ord[d].n;
+	*busy = *makespan = *span = 0;
+	for (bool progress = true; progress && left > 0;) {
+		progress = false;
+		for (int d = 0; d < D; d++)
+			while (next[d] < ord[d].n) {
+				const int *u = ord[d].op[next[d]];
+				int64_t t = free_at[d];
+				bool ready = true;
+				for (int q = 0; q < 2 && u[q] >= 0 && ready; q++)
+					for (int i = 0; i < ndep[u[q]] && ready; i++) {
+						int x = dep[u[q]][i];
+						ready = done[x];
+						if (ready && end[x] + lag[u[q]][i] > t)
+							t = end[x] + lag[u[q]][i];
+					}
+				if (!ready)
+					break;
+				int64_t e = t + ord[d].dur[next[d]];
+				for (int q = 0; q < 2 && u[q] >= 0; q++) {
+					start[u[q]] = t;
+					end[u[q]] = e;
+					done[u[q]] = true;
+				}
+				*busy += e - t;
+				free_at[d] = e;
+				next[d]++;
+				left--;
+				progress = true;
+			}
+	}
+	if (left > 0)
+		return false;
+	(void)nops;
+	for (int d = 0; d < D; d++) {
+		if (!ord[d].n)
+			continue;
+		const int *f = ord[d].op[0], *z = ord[d].op[ord[d].n - 1];
+		int64_t a = start[f[0]], last = end[z[0]];
+		*makespan = last > *makespan ? last : *makespan;
+		*span = last - a > *span ? last - a : *span;
+	}
+	return true;
+}
+
+/* A small chain instance as JSON, up to the closing brace (the caller adds
+ * its own keys and the brace): D devices, stage -> device dev[], M
+ * micro-batches, per-stage costs of `kinds` kinds, comm on the edge 0 -> 1
+ * when L = 2, memory deltas (mem NULL: none) and per-device limits (limit
+ * NULL: none). Returns the length written. */
+static inline int chain_json(char *buf, size_t size, int D, int L, int M, const int *dev,
+			     int kinds, const int64_t (*cost)[2], int64_t comm,
+			     const int64_t (*mem)[2], const int64_t *limit, bool span)
+{
+	int len = 0;
+#define PUT(...) (len += snprintf(buf + len, len < (int)size ? size - len : 0, __VA_ARGS__))
+#define LIST(v, n)                                                             \
+	do {                                                                   \
+		PUT("[");                                                      \
+		for (int i_ = 0; i_ < (n); i_++)                               \
+			PUT("%s%lld", i_ ? "," : "", (long long)(v)[i_]);      \
+		PUT("]");                                                      \
+	} while (0)
+	static const char *const kind_name[] = {"F", "B", "W"};
+	PUT("{\"devices\":%d,\"microbatches\":%d,\"placement\":", D, M);
+	LIST(dev, L);
+	PUT(",\"split_backward\":%s,\"cost\":{", kinds == 3 ? "true" : "false");
+	for (int k = 0; k < kinds; k++) {
+		PUT("%s\"%s\":", k ? "," : "", kind_name[k]);
+		LIST(cost[k], L);
+	}
+	PUT("}");
+	if (L > 1)
+		PUT(",\"edges\":[[0,1]],\"comm\":%lld", (long long)comm);
+	if (mem) {
+		PUT(",\"memory\":{");
+		for (int k = 0; k < kinds; k++) {
+			PUT("%s\"%s\":", k ? "," : "", kind_name[k]);
+			LIST(mem[k], L);
+		}
+		if (limit) {
+			PUT(",\"limit\":");
+			LIST(limit, D);
+		}
+		PUT("}");
+	}
+	if (span)
+		PUT(",\"objective\":\"span\"");
+#undef LIST
+#undef PUT
+	return len;
+}
+
 /* What an independent evaluator of the semantics found for a schedule. */
 struct chain_expect {
 	bool valid;

@@ -911,65 +911,23 @@ static void bf_eval(const struct bf *b, const struct bf_row *rows, struct bf_res
 			}
 		}
 	}
-	bool done[BF_MAX_OPS] = {0};
-	int next[2] = {0, 0}, left = 0;
-	int64_t free_at[2] = {0, 0};
-	for (int d = 0; d < b->D; d++)
-		left += nu[d];
-	for (bool progress = true; progress && left > 0;) {
-		progress = false;
-		for (int d = 0; d < b->D; d++) {
-			while (next[d] < nu[d]) {
-				int u = next[d], first = ustart[d][u], len = ulen[d][u];
-				int64_t t = free_at[d];
-				bool ready = true;
-				for (int q = 0; q < len && ready; q++) {
-					int o = rows[d].op[first + q];
-					for (int i = 0; i < b->ndep[o] && ready; i++) {
-						int x = b->dep[o][i];
-						ready = done[x];
-						if (ready && r->end[x] + b->lag[o][i] > t)
-							t = r->end[x] + b->lag[o][i];
-					}
-				}
-				if (!ready)
-					break;
-				int64_t dur;
-				if (len == 1) {
-					int o = rows[d].op[first];
-					dur = b->cost[b->kind[o]][b->stage[o]];
-				} else {
-					int x = rows[d].op[first], y = rows[d].op[first + 1];
-					int64_t p = b->cost[b->kind[x]][b->stage[x]];
-					int64_t q = b->cost[b->kind[y]][b->stage[y]];
-					int64_t hi = p > q ? p : q, lo = p > q ? q : p;
-					dur = hi + (b->rho4 * lo + 3) / 4;   /* ceil(rho lo) */
-				}
-				for (int q = 0; q < len; q++) {
-					int o = rows[d].op[first + q];
-					r->start[o] = t;
-					r->end[o] = t + dur;
-					done[o] = true;
-				}
-				r->busy += dur;
-				free_at[d] = t + dur;
-				next[d]++;
-				left--;
-				progress = true;
-			}
+	/* the timing: chain_time over the units, a pair lasting
+	 * max(p, q) + ceil(rho min(p, q)) */
+	struct chain_order ord[2];
+	for (int d = 0; d < b->D; d++) {
+		ord[d].n = nu[d];
+		for (int u = 0; u < nu[d]; u++) {
+			int x = rows[d].op[ustart[d][u]], y = ulen[d][u] == 2 ? rows[d].op[ustart[d][u] + 1] : -1;
+			int64_t p = b->cost[b->kind[x]][b->stage[x]];
+			int64_t q = y >= 0 ? b->cost[b->kind[y]][b->stage[y]] : 0;
+			int64_t hi = p > q ? p : q, lo = p > q ? q : p;
+			ord[d].op[u][0] = x;
+			ord[d].op[u][1] = y;
+			ord[d].dur[u] = y < 0 ? p : hi + (b->rho4 * lo + 3) / 4;   /* ceil(rho lo) */
 		}
 	}
-	if (left > 0)
-		return;   /* deadlock */
-	r->valid = true;
-	for (int d = 0; d < b->D; d++) {
-		const struct bf_row *w = &rows[d];
-		int64_t first = r->start[w->op[0]], last = r->end[w->op[w->n - 1]];
-		if (last > r->makespan)
-			r->makespan = last;
-		if (last - first > r->span)
-			r->span = last - first;
-	}
+	r->valid = chain_time(b->D, b->n, ord, b->ndep, b->dep, b->lag, r->start, r->end,
+			      &r->busy, &r->makespan, &r->span);
 }
 
 /* All rows of device d: orders (every permutation, or those keeping each
@@ -1026,47 +984,12 @@ static void bf_rows_rec(const struct bf *b, int d, const int *ops, int nops, boo
 /* The instance as JSON text (with or without the overlap key). */
 static void bf_json(const struct bf *b, bool overlap, char *buf, size_t size)
 {
-	int len = 0;
-#define PUT(...) (len += snprintf(buf + len, size - len, __VA_ARGS__))
-#define LIST(v)                                                                \
-	do {                                                                   \
-		PUT("[");                                                      \
-		for (int l_ = 0; l_ < b->L; l_++)                              \
-			PUT("%s%lld", l_ ? "," : "", (long long)(v)[l_]);      \
-		PUT("]");                                                      \
-	} while (0)
-	PUT("{\"devices\":%d,\"microbatches\":%d,\"placement\":[", b->D, b->M);
-	for (int l = 0; l < b->L; l++)
-		PUT("%s%d", l ? "," : "", b->dev[l]);
-	PUT("],\"split_backward\":%s,\"cost\":{", b->kinds == 3 ? "true" : "false");
-	for (int k = 0; k < b->kinds; k++) {
-		PUT("%s\"%s\":", k ? "," : "", k == 0 ? "F" : k == 1 ? "B" : "W");
-		LIST(b->cost[k]);
-	}
-	PUT("}");
-	if (b->L > 1)
-		PUT(",\"edges\":[[0,1]],\"comm\":%lld", (long long)b->comm);
-	if (b->has_mem) {
-		PUT(",\"memory\":{");
-		for (int k = 0; k < b->kinds; k++) {
-			PUT("%s\"%s\":", k ? "," : "", k == 0 ? "F" : k == 1 ? "B" : "W");
-			LIST(b->mem[k]);
-		}
-		if (b->has_limit) {
-			PUT(",\"limit\":[");
-			for (int d = 0; d < b->D; d++)
-				PUT("%s%lld", d ? "," : "", (long long)b->limit[d]);
-			PUT("]");
-		}
-		PUT("}");
-	}
-	if (b->span)
-		PUT(",\"objective\":\"span\"");
+	int len = chain_json(buf, size, b->D, b->L, b->M, b->dev, b->kinds, b->cost, b->comm,
+			     b->has_mem ? b->mem : NULL, b->has_mem && b->has_limit ? b->limit : NULL,
+			     b->span);
 	if (overlap)
-		PUT(",\"overlap\":{\"factor\":%g}", b->rho4 / 4.0);
-	PUT("}");
-#undef LIST
-#undef PUT
+		len += snprintf(buf + len, size - len, ",\"overlap\":{\"factor\":%g}", b->rho4 / 4.0);
+	snprintf(buf + len, size - len, "}");
 }
 
 /* Load a combination of rows into sc (whose rows have room). */

@@ -629,61 +629,30 @@ struct rc_result {
 	int64_t makespan, span, busy, objective;
 };
 
-/* The timing rules, independently of sim.c; memory from the rows. */
+/* The timing rules, independently of sim.c (chain_time with each op a
+ * unit, a marked B lasting its recompute longer); memory from the rows. */
 static void rc_eval(const struct rc *b, const struct rc_row *const *rows, struct rc_result *r)
 {
 	r->valid = false;
 	unsigned marks = 0;
+	struct chain_order ord[2];
 	for (int d = 0; d < b->D; d++) {
 		if (!rows[d]->mem_ok)
 			return;
 		marks |= rows[d]->marks;
 	}
-	bool done[RC_MAX_OPS] = {0};
-	int next[2] = {0, 0}, left = b->n;
-	int64_t free_at[2] = {0, 0};
-	r->busy = 0;
-	for (bool progress = true; progress && left > 0;) {
-		progress = false;
-		for (int d = 0; d < b->D; d++) {
-			const struct rc_row *w = rows[d];
-			while (next[d] < w->n) {
-				int o = w->op[next[d]];
-				int64_t t = free_at[d];
-				bool ready = true;
-				for (int i = 0; i < b->ndep[o] && ready; i++) {
-					int x = b->dep[o][i];
-					ready = done[x];
-					if (ready && r->end[x] + b->lag[o][i] > t)
-						t = r->end[x] + b->lag[o][i];
-				}
-				if (!ready)
-					break;
-				int64_t dur = b->cost[b->kind[o]][b->stage[o]] +
-					      (rc_marked(b, marks, o) ? b->R[b->stage[o]] : 0);
-				r->start[o] = t;
-				r->end[o] = t + dur;
-				done[o] = true;
-				r->busy += dur;
-				free_at[d] = t + dur;
-				next[d]++;
-				left--;
-				progress = true;
-			}
+	for (int d = 0; d < b->D; d++) {
+		ord[d].n = rows[d]->n;
+		for (int i = 0; i < rows[d]->n; i++) {
+			int o = rows[d]->op[i];
+			ord[d].op[i][0] = o;
+			ord[d].op[i][1] = -1;
+			ord[d].dur[i] = b->cost[b->kind[o]][b->stage[o]] +
+					(rc_marked(b, marks, o) ? b->R[b->stage[o]] : 0);
 		}
 	}
-	if (left > 0)
-		return;   /* deadlock */
-	r->valid = true;
-	r->makespan = r->span = 0;
-	for (int d = 0; d < b->D; d++) {
-		const struct rc_row *w = rows[d];
-		int64_t first = r->start[w->op[0]], last = r->end[w->op[w->n - 1]];
-		if (last > r->makespan)
-			r->makespan = last;
-		if (last - first > r->span)
-			r->span = last - first;
-	}
+	r->valid = chain_time(b->D, b->n, ord, b->ndep, b->dep, b->lag, r->start, r->end,
+			      &r->busy, &r->makespan, &r->span);
 	r->objective = b->span ? r->span : r->makespan;
 }
 
@@ -735,47 +704,21 @@ static void rc_rows_rec(const struct rc *b, int d, const int *ops, int nops, con
 /* The instance as JSON text; with `key` the recompute key. */
 static void rc_json(const struct rc *b, bool key, char *buf, size_t size)
 {
-	int len = 0;
-#define PUT(...) (len += snprintf(buf + len, size - len, __VA_ARGS__))
-#define LIST(v, n)                                                             \
-	do {                                                                   \
-		PUT("[");                                                      \
-		for (int i_ = 0; i_ < (n); i_++)                               \
-			PUT("%s%lld", i_ ? "," : "", (long long)(v)[i_]);      \
-		PUT("]");                                                      \
-	} while (0)
-	PUT("{\"devices\":%d,\"microbatches\":%d,\"placement\":[", b->D, b->M);
-	for (int l = 0; l < b->L; l++)
-		PUT("%s%d", l ? "," : "", b->dev[l]);
-	PUT("],\"split_backward\":%s,\"cost\":{", b->kinds == 3 ? "true" : "false");
-	for (int k = 0; k < b->kinds; k++) {
-		PUT("%s\"%s\":", k ? "," : "", op_kind_name(k));
-		LIST(b->cost[k], b->L);
-	}
-	PUT("}");
-	if (b->L > 1)
-		PUT(",\"edges\":[[0,1]],\"comm\":%lld", (long long)b->comm);
-	PUT(",\"memory\":{");
-	for (int k = 0; k < b->kinds; k++) {
-		PUT("%s\"%s\":", k ? "," : "", op_kind_name(k));
-		LIST(b->mem[k], b->L);
-	}
-	PUT(",\"limit\":");
-	LIST(b->limit, b->D);
-	PUT("}");
+	int len = chain_json(buf, size, b->D, b->L, b->M, b->dev, b->kinds, b->cost, b->comm,
+			     b->mem, b->limit, false);
 	if (key) {
-		PUT(",\"recompute\":{\"R\":");
-		LIST(b->R, b->L);
-		PUT(",\"keep\":");
-		LIST(b->keep, b->L);
-		PUT("}");
+		len += snprintf(buf + len, size - len, ",\"recompute\":{\"R\":[%lld", (long long)b->R[0]);
+		for (int l = 1; l < b->L; l++)
+			len += snprintf(buf + len, size - len, ",%lld", (long long)b->R[l]);
+		len += snprintf(buf + len, size - len, "],\"keep\":[%lld", (long long)b->keep[0]);
+		for (int l = 1; l < b->L; l++)
+			len += snprintf(buf + len, size - len, ",%lld", (long long)b->keep[l]);
+		len += snprintf(buf + len, size - len, "]}");
 	}
 	if (b->span)
-		PUT(",\"objective\":\"span\"");
-	PUT("}");
+		len += snprintf(buf + len, size - len, ",\"objective\":\"span\"");
+	len += snprintf(buf + len, size - len, "}");
 	assert_true(len < (int)size);
-#undef LIST
-#undef PUT
 }
 
 /* Load a combination of rows (and their marks) into sc, whose rows have
