@@ -7,7 +7,9 @@
  *   FIFO (same device):        X(l,j-1) -> X(l,j) for X in F, B, W;
  *   memory windows (below):    B(l,j) -> F(l,j+K).
  *
- * Why FIFO loses no optimal schedule: micro-batches are identical. If a
+ * Why FIFO loses no optimal schedule (without recompute, which the MILPs
+ * do not take; with it FIFO does lose: solvers/bnb.h): micro-batches are
+ * identical. If a
  * schedule runs X(l,a) after X(l,b) for a < b, swap the labels a and b on
  * stage l and on every op of those two micro-batches downstream of it in
  * the dependency chain; the earlier-finishing producer then feeds the

@@ -33,6 +33,9 @@ struct bnb {
 	uint8_t *rc;             /* [L*M] placed F(l, j) dropped them */
 	bool *best_rc;           /* [L*M] rc of the best placement */
 	int rc_words;            /* 64-bit words of pending marks per stage (memo) */
+	bool any_order;          /* any micro-batch of a slot may come next, not
+	                            only the FIFO one (recompute: bnb.h) */
+	int *mb_ops;             /* [M] placed ops of each micro-batch (any_order) */
 	int cand_cap;            /* candidates per depth */
 	bool *second;            /* [n] seq[i] is the B of a pair with seq[i-1] */
 	int64_t *tail;           /* [K*L] bound_tails */
@@ -180,25 +183,48 @@ static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n
 	return n;
 }
 
-/* The ops that can be placed next with their starts (>= t, memory kept). */
-static int candidates(const struct bnb *s, int64_t t, struct cand *c)
+/* Op (k, l, j) as a candidate at n (two with an F that may drop): its
+ * start, when its inputs are placed and it would not start before t;
+ * returns the new count. */
+static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, struct cand *c,
+			  int n)
 {
 	const struct instance *in = s->in;
+	int o = inst_op_id(in, k, l, j), d = in->stage_device[l], waiting;
+	if (s->end[o] >= 0)
+		return n;   /* placed */
+	int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
+	if (at < 0 || (!s->memo && !s->pairs && at < t))
+		return n;   /* inputs not placed, or it would start before t */
+	if (fits(s, d, o, false, NULL))
+		c[n++] = (struct cand){o, d, -1, at, false};
+	/* dropping only helps where it frees memory */
+	if (k == OP_F && s->recompute && inst_rebuilt(in, l) > 0 && fits(s, d, o, true, NULL))
+		c[n++] = (struct cand){o, d, -1, at, true};
+	return n;
+}
+
+/* The ops that can be placed next with their starts (>= t, memory kept):
+ * of each (kind, stage) its next micro-batch (FIFO), or with any_order
+ * every one not placed. */
+static int candidates(const struct bnb *s, int64_t t, struct cand *c)
+{
 	int n = 0;
+	/* micro-batches with no op placed are interchangeable: only the first
+	 * of them may start (symmetry, any_order) */
+	int fresh = 0;
+	while (s->any_order && fresh < s->M && s->mb_ops[fresh])
+		fresh++;
 	for (int kl = 0; kl < s->K * s->L; kl++) {
-		int k = kl / s->L, l = kl % s->L, j = s->next[kl];
-		if (j >= s->M)
+		int k = kl / s->L, l = kl % s->L;
+		if (!s->any_order) {
+			if (s->next[kl] < s->M)
+				n = slot_candidate(s, t, k, l, s->next[kl], c, n);
 			continue;
-		int d = in->stage_device[l], waiting;
-		int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
-		if (at < 0 || (!s->memo && !s->pairs && at < t))
-			continue;   /* inputs not placed, or it would start before t */
-		int o = inst_op_id(in, k, l, j);
-		if (fits(s, d, o, false, NULL))
-			c[n++] = (struct cand){o, d, -1, at, false};
-		/* dropping only helps where it frees memory */
-		if (k == OP_F && s->recompute && inst_rebuilt(in, l) > 0 && fits(s, d, o, true, NULL))
-			c[n++] = (struct cand){o, d, -1, at, true};
+		}
+		for (int j = 0; j < s->M; j++)
+			if (s->mb_ops[j] || j == fresh)
+				n = slot_candidate(s, t, k, l, j, c, n);
 	}
 	if (s->pairs) {
 		/* a single that would start before t may still pair with a
@@ -235,6 +261,8 @@ static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 	else if (k == OP_B)
 		s->rest_b[d] -= sign * dur;
 	s->next[k * s->L + l] += sign;
+	if (s->any_order)
+		s->mb_ops[o % s->M] += sign;
 	s->end[o] = sign > 0 ? end : -1;
 }
 
@@ -310,23 +338,40 @@ static uint64_t key_hash(const int64_t *key, int n)
 	return h;
 }
 
-/* The node's placed set: the next micro-batch of every (kind, stage) and,
- * with recompute, which placed F's whose B is not placed dropped their
- * activations (they decide the memory in use and the B's to come, so
- * only nodes that agree on them compare). */
+static bool is_placed(const struct bnb *s, int k, int l, int j)
+{
+	return s->end[inst_op_id(s->in, k, l, j)] >= 0;
+}
+
+/* The node's placed set: the next micro-batch of every (kind, stage), or
+ * with any_order the set of its placed micro-batches (rc_words words of
+ * bits each); and with recompute which placed F's whose B is not placed
+ * dropped their activations (they decide the memory in use and the B's
+ * to come, so only nodes that agree on them compare). */
 static void node_key(struct bnb *s)
 {
 	int kl = s->K * s->L, n = 0;
-	for (int i = 0; i < kl; i++)
-		s->key[n++] = s->next[i];
+	for (int i = 0; i < kl; i++) {
+		if (!s->any_order) {
+			s->key[n++] = s->next[i];
+			continue;
+		}
+		int64_t *w = s->key + n;
+		for (int q = 0; q < s->rc_words; q++)
+			w[q] = 0;
+		for (int j = 0; j < s->M; j++)
+			if (is_placed(s, i / s->L, i % s->L, j))
+				w[j / 64] |= (int64_t)1 << (j % 64);
+		n += s->rc_words;
+	}
 	if (!s->recompute)
 		return;
 	for (int l = 0; l < s->L; l++) {
 		int64_t *w = s->key + n;
-		for (int i = 0; i < s->rc_words; i++)
-			w[i] = 0;
-		for (int j = s->next[OP_B * s->L + l]; j < s->next[OP_F * s->L + l]; j++)
-			if (s->rc[l * s->M + j])
+		for (int q = 0; q < s->rc_words; q++)
+			w[q] = 0;
+		for (int j = 0; j < s->M; j++)
+			if (is_placed(s, OP_F, l, j) && !is_placed(s, OP_B, l, j) && s->rc[l * s->M + j])
 				w[j / 64] |= (int64_t)1 << (j % 64);
 		n += s->rc_words;
 	}
@@ -336,20 +381,19 @@ static void node_key(struct bnb *s)
 static bool needed(const struct bnb *s, int k, int l, int j)
 {
 	const struct instance *in = s->in;
-	int L = s->L;
 	if (k == OP_F) {
-		if (s->next[OP_B * L + l] <= j)
+		if (!is_placed(s, OP_B, l, j))
 			return true;
 		for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++)
-			if (s->next[OP_F * L + in->succ[e].stage] <= j)
+			if (!is_placed(s, OP_F, in->succ[e].stage, j))
 				return true;
 		return false;
 	}
 	if (k == OP_B) {
-		if (in->split_backward && s->next[OP_W * L + l] <= j)
+		if (in->split_backward && !is_placed(s, OP_W, l, j))
 			return true;
 		for (int e = in->pred_start[l]; e < in->pred_start[l + 1]; e++)
-			if (s->next[OP_B * L + in->pred[e].stage] <= j)
+			if (!is_placed(s, OP_B, in->pred[e].stage, j))
 				return true;
 	}
 	return false;
@@ -502,7 +546,34 @@ static void release(struct bnb *s)
 	free(s->key);
 	free(s->rc);
 	free(s->best_rc);
+	free(s->mb_ops);
 	memo_free(s->table);
+}
+
+/* Candidates per depth. Singles: one per (kind, stage), an F twice where
+ * it may drop (recompute), every micro-batch of a slot with any order
+ * (recompute); pairs: an F and a B slot of one device, v_d^2 on a device
+ * of v_d stages, so sum_d v_d^2 <= vmax L in all, each F both ways, and
+ * with any order every micro-batch of both. */
+static long cand_cap(const struct instance *in)
+{
+	int vmax = 0;
+	for (int d = 0; d < in->devices; d++) {
+		int v = 0;
+		for (int l = 0; l < in->stages; l++)
+			v += in->stage_device[l] == d;
+		vmax = v > vmax ? v : vmax;
+	}
+	bool pairs = in->has_overlap && in->overlap < 1, rc = in->has_recompute;
+	long per_slot = rc ? in->microbatches : 1;
+	return (in->kinds + rc) * (long)in->stages * per_slot +
+	       (pairs ? (1 + rc) * (long)in->stages * vmax * per_slot * per_slot : 0);
+}
+
+bool bnb_takes(const struct instance *in)
+{
+	return inst_nops(in) <= BNB_MAX_OPS && in->kinds * in->stages <= 64 &&
+	       (long)inst_nops(in) * cand_cap(in) <= BNB_MAX_CANDIDATES;
 }
 
 static enum status init(struct bnb *s, const struct instance *in, struct error *err)
@@ -529,24 +600,16 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->recompute = in->has_recompute;
 	s->rc = calloc((size_t)s->L * s->M, 1);
 	s->best_rc = calloc((size_t)s->L * s->M, sizeof *s->best_rc);
+	/* FIFO per slot loses optimality with recompute (bnb.h): any order */
+	s->any_order = s->recompute;
+	s->mb_ops = calloc(s->M, sizeof *s->mb_ops);
 	s->rc_words = s->recompute ? (s->M + 63) / 64 : 0;
-	s->key_len = s->K * s->L + s->L * s->rc_words;
-	/* singles: one per (kind, stage); pairs: an F and a B slot of one
-	 * device, v_d^2 on a device of v_d stages, so sum_d v_d^2 <= vmax L
-	 * in all */
-	int vmax = 0;
-	for (int d = 0; d < s->D; d++) {
-		int v = 0;
-		for (int l = 0; l < s->L; l++)
-			v += in->stage_device[l] == d;
-		vmax = v > vmax ? v : vmax;
-	}
-	/* singles, an F both kept and dropped with recompute; pairs of each */
-	s->cand_cap = (s->K + s->recompute) * s->L + (s->pairs ? (1 + s->recompute) * s->L * vmax : 0);
+	s->key_len = s->K * s->L * (s->any_order ? s->rc_words : 1) + s->L * s->rc_words;
+	s->cand_cap = (int)cand_cap(in);
 	s->cands = malloc((size_t)s->n * s->cand_cap * sizeof *s->cands);
 	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem || !s->rest ||
 	    !s->rest_f || !s->rest_b || !s->tail || !s->seq || !s->best_seq || !s->second ||
-	    !s->best_second || !s->cands || !s->rc || !s->best_rc)
+	    !s->best_second || !s->cands || !s->rc || !s->best_rc || !s->mb_ops)
 		return err_set(err, "search: out of memory");
 	for (int o = 0; o < s->n; o++)
 		s->end[o] = -1;
@@ -574,9 +637,9 @@ enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 	struct bnb s = {.in = in, .o = o, .best = o->incumbent, .t0 = clock_seconds(),
 			.memo = o->memo && in->objective == OBJ_MAKESPAN};
 	memset(r, 0, sizeof *r);
-	if (inst_nops(in) > BNB_MAX_OPS || in->kinds * in->stages > 64)
-		return err_set(err, "instance '%s': %d ops, more than the search takes (%d)",
-			       in->name, inst_nops(in), BNB_MAX_OPS);
+	if (!bnb_takes(in))
+		return err_set(err, "instance '%s': %d ops, more than the search takes (%d, and %ld candidates per depth at most)",
+			       in->name, inst_nops(in), BNB_MAX_OPS, (long)BNB_MAX_CANDIDATES / inst_nops(in));
 	if (init(&s, in, err)) {
 		release(&s);
 		return STATUS_ERROR;

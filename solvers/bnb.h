@@ -33,6 +33,24 @@
  * minima add up to at most either load). FIFO per slot stays without loss:
  * a pair constrains two ops' times, not which micro-batches they are.
  *
+ * Recomputation (instance `recompute`): an F whose stage rebuilds a
+ * positive amount comes as two candidates, keeping its activations or
+ * dropping them (it then holds the kept part, and its B, when placed,
+ * lasts the recompute longer and is charged the rebuild before its delta,
+ * as the simulator charges them). The load and tail bounds keep the plain
+ * costs, which a recompute only lengthens. The dominance key below adds
+ * which placed F's whose B is not placed dropped (they fix the memory in
+ * use and the B's to come), so only nodes that agree on them compare.
+ * With recompute FIFO per slot is not kept: micro-batches differ by their
+ * drop marks, and FIFO loses optimality. Found by a search over all orders
+ * (tests/test_recompute.c, test_fifo_loses): 2 devices, 3 micro-batches,
+ * F = [2, 1], B = 1, comm 0, memory F 1, limit 1, recompute R = [3, 1],
+ * keep 0; device 0 F(0,0) F(0,1) B(0,0) F(0,2) B(0,2) B(0,1)r ends at 14,
+ * every FIFO schedule at 15 or later (with B(0,1)r before B(0,2), its
+ * rebuild meets F(0,2)'s activation: 2 > 1). So on an instance with
+ * recompute every not-placed micro-batch of a slot is a candidate, and
+ * the dominance key is the placed set itself (bits per slot), not counts.
+ *
  * With `memo` (makespan only) the start-order rule is dropped: any op whose
  * inputs are placed may come next, and a node is pruned when an earlier
  * node with the same placed set (so the same memory on every device) had
@@ -56,6 +74,12 @@
  * interleavings: bnb.md). */
 #define BNB_MAX_OPS 512
 #define BNB_SPAN_MAX_OPS 96
+/* The candidate arrays (one row per depth) stay below this many entries,
+ * 32 bytes each (any order with recompute and pairs grows as M^2). */
+#define BNB_MAX_CANDIDATES (1L << 22)
+
+/* Whether the search takes the instance (ops, slots, candidate arrays). */
+bool bnb_takes(const struct instance *in);
 
 struct bnb_options {
 	double time_limit;       /* seconds; <= 0: none */

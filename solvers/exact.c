@@ -598,7 +598,7 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 				struct error *err)
 {
 	bool span = in->objective == OBJ_SPAN;
-	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || in->kinds * in->stages > 64)
+	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || !bnb_takes(in))
 		return STATUS_OK;
 	/* The search's time. Span: half (the MILP only relaxes it). With F&B
 	 * overlap or recompute no MILP follows (it models neither): 95 %. Makespan

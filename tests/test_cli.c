@@ -1833,6 +1833,37 @@ static void test_solve_certified_by_bound(void **state)
 	run_free(&r);
 }
 
+/* Recomputation end to end on datasets/instances/recompute-3x4.json: solve
+ * certifies 23 through the exact search (tests/ref/recompute_dp.py, an
+ * independent search over every order and mark, gives 23, and 29 where
+ * recomputing gains nothing), says how many backwards it recomputes, and
+ * its schedule re-simulates to 23; written as torch CSV it is refused in
+ * one line with no file left, as JSON it reads back. */
+static void test_solve_recompute(void **state)
+{
+	struct run r;
+	RUN(&r, "solve", "datasets/instances/recompute-3x4.json", "--json", "-o", tmp("rc.json"));
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "objective"), 23);
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_string_equal(get_str(j, "certified_by"), "search");
+	assert_true(get_int(j, "recomputed") > 0);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "simulate", "datasets/instances/recompute-3x4.json", "--schedule", tmp("rc.json"));
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "makespan    23");
+	assert_contains(r.out, "recomputed  ");
+	run_free(&r);
+	RUN(&r, "convert", tmp("rc.json"), tmp("rc.csv"), "--instance",
+	    "datasets/instances/recompute-3x4.json");
+	assert_failed(&r, (const char *const[]){"torch CSV has no action for a recomputed backward", NULL});
+	assert_int_equal(access(tmp("rc.csv"), F_OK), -1);
+	run_free(&r);
+}
+
 /* The MILP path on the tiny instance: the certified optimum equals the
  * brute-force optimum, with both solvers; the exported LP and MPS models,
  * solved by the glpsol and cbc programs, give the same optimum. */
@@ -2906,6 +2937,7 @@ int main(void)
 		cmocka_unit_test(test_solve_ga_start),
 		cmocka_unit_test(test_interrupt_search_and_solve),
 		cmocka_unit_test(test_solve_certified_by_bound),
+		cmocka_unit_test(test_solve_recompute),
 		cmocka_unit_test(test_solve_milp_matches_brute_force),
 		cmocka_unit_test(test_solve_cross_check),
 		cmocka_unit_test(test_solve_time_limit_and_output),

@@ -1114,6 +1114,52 @@ static void test_search_rebuild_memory(void **state)
 	assert_int_equal(st.disagree, 0);
 }
 
+/*
+ * FIFO per (kind, stage) loses optimality with recompute (found by an
+ * exact search over all orders, outside this file, and kept here): 2
+ * devices, 3 micro-batches, F = [2, 1], B = 1, comm 0, memory F 1, B -1,
+ * limit 1 per device, recompute R = [3, 1], keep 0.
+ *
+ *   time    0         1
+ *           01234567890123
+ *   dev 0   FFffBFF..Brrrb     F(0,0) F(0,1)x B(0,0) F(0,2) B(0,2) B(0,1)r
+ *   dev 1   ..FBfb.FB.....     F(1,0) B(1,0) F(1,1) B(1,1) F(1,2) B(1,2)
+ *
+ * (f: micro-batch 1, x: its activations dropped; r: its recompute, R 3,
+ * then its B.) Device 0 holds one activation at a time: F(0,0) 1, F(0,1)
+ * dropped 1, B(0,0) 0, F(0,2) 1, B(0,2) 0, the rebuild 1, B(0,1) 0. Its
+ * B's run 0, 2, 1: with B(0,1)r before B(0,2) the rebuild would meet
+ * F(0,2)'s activation (2 > 1). Busy 6 + 3 + 3 on device 0 and 6 on
+ * device 1, 18 of 28. Makespan 14; the best FIFO schedule ends
+ * at 15 (1F1B). Before the search took any order under recompute, solve
+ * certified 15. The brute force here (every order, every mark) gives 14,
+ * and exact_solve must certify 14.
+ */
+static void test_fifo_loses(void **state)
+{
+	(void)state;
+	static const struct timeline t = {
+		"{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":[2,1],\"B\":[1,1]},\"comm\":0,"
+		"\"memory\":{\"F\":1,\"B\":-1,\"limit\":1},\"recompute\":{\"R\":[3,1],\"keep\":0}}",
+		2,
+		{"F(0,0) F(0,1) B(0,0) F(0,2) B(0,2) B(0,1)r",
+		 "F(1,0) B(1,0) F(1,1) B(1,1) F(1,2) B(1,2)"},
+		{{"F(0,0)", 0, 2}, {"F(0,1)", 2, 4}, {"B(0,0)", 4, 5}, {"F(0,2)", 5, 7},
+		 {"B(0,2)", 9, 10}, {"B(0,1)", 10, 14}, {"F(1,0)", 2, 3}, {"B(1,0)", 3, 4},
+		 {"F(1,1)", 4, 5}, {"B(1,1)", 5, 6}, {"F(1,2)", 7, 8}, {"B(1,2)", 8, 9}},
+		14, 14, 14, 18, 1.0 - 18.0 / 28.0, {1, 1}, "FIFO loses (any order: 14)"};
+	check_timeline(&t);
+	struct rc_stats st = {0};
+	uint64_t rng = 1;
+	struct rc b = {.D = 2, .L = 2, .M = 3, .kinds = 2, .dev = {0, 1},
+		       .cost = {{2, 1}, {1, 1}}, .comm = 0, .R = {3, 1}, .keep = {0, 0},
+		       .mem = {{1, 1}, {-1, -1}}, .limit = {1, 1}};
+	assert_int_equal(rc_instance(&b, &rng, &st), 14);
+	assert_int_equal(st.disagree, 0);
+	expect_exact(t.json, 14);
+}
+
+
 #ifdef PIPEOPT_SANITIZED
 #define RC_COUNT(n) (((n) + 1) / 2)
 #else
@@ -1214,6 +1260,7 @@ int main(void)
 		cmocka_unit_test(test_instance_key),
 		cmocka_unit_test(test_schedule_marks),
 		cmocka_unit_test(test_search_rebuild_memory),
+		cmocka_unit_test(test_fifo_loses),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_brute_force_span),
 	};
