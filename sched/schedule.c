@@ -224,8 +224,8 @@ static int equal(const struct schedule *a, const struct schedule *b, bool pairs)
 			const struct op *x = &a->rows[d].ops[i],
 					*y = &b->rows[d].ops[i];
 			if (x->kind != y->kind || x->stage != y->stage ||
-			    x->mb != y->mb || x->recompute != y->recompute ||
-			    (pairs && x->with_prev != y->with_prev))
+			    x->mb != y->mb ||
+			    (pairs && (x->with_prev != y->with_prev || x->recompute != y->recompute)))
 				return 0;
 		}
 	}

@@ -121,11 +121,12 @@ int schedule_has_w(const struct schedule *s);
 enum status schedule_check_shape(const struct instance *in,
 				 const struct schedule *s, struct error *err);
 
-/* Deep equality of orders and overlapped pairs (layouts are not compared). */
+/* Deep equality of orders, overlapped pairs and recompute marks (layouts
+ * are not compared). */
 int schedule_equal(const struct schedule *a, const struct schedule *b);
 
-/* The same orders, pairs aside: what the GA's genome and the MILPs, which
- * do not model overlap, keep of a schedule. */
+/* The same orders, pairs and recompute marks aside: what the GA's genome
+ * and the MILPs, which model neither, keep of a schedule. */
 int schedule_same_orders(const struct schedule *a, const struct schedule *b);
 
 /* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); an

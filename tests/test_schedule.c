@@ -574,6 +574,7 @@ static void test_recompute_mark(void **state)
 	assert_true(c->rows[0].ops[3].recompute);
 	c->rows[0].ops[3].recompute = false;
 	assert_false(schedule_equal(s, c));
+	assert_true(schedule_same_orders(s, c));   /* marks aside */
 	assert_false(schedule_has_recompute(c));
 	free(text);
 	free(whole);
