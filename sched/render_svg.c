@@ -63,10 +63,10 @@ char *render_svg(const struct instance *in, const struct schedule *s,
 			double w = (double)(r->end[id] - r->start[id]) * PLOT / (double)mk;
 			sb_printf(&sb, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 				  "fill=\"%s\" stroke=\"white\" stroke-width=\"0.5\">"
-				  "<title>%s(%d,%d) %" PRId64 "-%" PRId64 "</title></rect>\n",
+				  "<title>%s(%d,%d)%s %" PRId64 "-%" PRId64 "</title></rect>\n",
 				  x0, y + 2, w, ROW - 4, fill[o->kind],
 				  op_kind_name(o->kind), o->stage, o->mb,
-				  r->start[id], r->end[id]);
+				  o->recompute ? " recomputed" : "", r->start[id], r->end[id]);
 			if (w >= 22)
 				sb_printf(&sb, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\" "
 					  "fill=\"white\">%s%d</text>\n",

@@ -29,6 +29,12 @@ char *render_trace(const struct instance *in, const struct schedule *s,
 				"pid", 0, "tid", d, "args", "kind",
 				op_kind_name(o->kind), "stage", o->stage,
 				"microbatch", o->mb));
+			if (o->recompute) {   /* the B's first R time units rebuild */
+				json_t *ev = json_array_get(events, json_array_size(events) - 1);
+				json_object_set_new(json_object_get(ev, "args"), "recompute",
+						    json_integer(in->has_recompute ?
+								 in->recompute_cost[o->stage] : 0));
+			}
 		}
 	}
 	json_t *doc = json_pack("{s:o,s:s,s:{s:s,s:I,s:I}}", "traceEvents", events,

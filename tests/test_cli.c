@@ -1857,6 +1857,15 @@ static void test_solve_recompute(void **state)
 	assert_contains(r.out, "makespan    23");
 	assert_contains(r.out, "recomputed  ");
 	run_free(&r);
+	/* the Chrome trace names a recomputed B's recompute time (R = 1) */
+	RUN(&r, "convert", tmp("rc.json"), tmp("rc.trace.json"), "--instance",
+	    "datasets/instances/recompute-3x4.json");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *trace = slurp(tmp("rc.trace.json"), NULL);
+	assert_non_null(trace);
+	assert_contains(trace, "\"recompute\":1");
+	free(trace);
 	RUN(&r, "convert", tmp("rc.json"), tmp("rc.csv"), "--instance",
 	    "datasets/instances/recompute-3x4.json");
 	assert_failed(&r, (const char *const[]){"torch CSV has no action for a recomputed backward", NULL});
