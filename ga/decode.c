@@ -52,6 +52,7 @@ struct decoder {
 	struct decode_stats st;
 	bool pairs;            /* overlap: adjacent ready F and B run as a pair */
 	uint8_t *second;       /* [n] out[i] runs with out[i - 1] as a pair */
+	bool recompute;        /* the instance's recompute: F's may drop */
 	uint8_t *rc;           /* [L*M] F(l, j) dropped its activations */
 };
 
@@ -81,6 +82,7 @@ struct decoder *decoder_new(const struct layout *lay)
 	dc->queued = malloc(D);
 	dc->pairs = in->has_overlap && in->overlap < 1;
 	dc->second = calloc(lay->n ? lay->n : 1, 1);
+	dc->recompute = in->has_recompute;
 	dc->rc = calloc((size_t)dc->L * dc->M + 1, 1);
 	if (!dc->end || !dc->qpos || !dc->head || !dc->used || !dc->out || !dc->cur ||
 	    !dc->outpos || !dc->forced || !dc->free_at || !dc->first_start ||
@@ -121,7 +123,7 @@ static void reset(struct decoder *dc, const gene_t *g)
 	memset(dc->used, 0, lay->n);
 	if (dc->pairs)
 		memset(dc->second, 0, lay->n);
-	if (dc->in->has_recompute)
+	if (dc->recompute)
 		memset(dc->rc, 0, (size_t)dc->L * M);
 	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
 	for (int i = 0; i < lay->n; i++)
@@ -140,22 +142,26 @@ static void reset(struct decoder *dc, const gene_t *g)
 	memset(&dc->st, 0, sizeof dc->st);
 }
 
-/* Slot q's next op with memory m in use: whether it keeps F's
- * activations (*drop false) or drops them, the memory after it, and its
- * highest point (a recomputed B first takes back the rebuilt part). */
-static int64_t charge(const struct decoder *dc, int d, int q, int64_t m, int64_t *top,
-		      bool *drop)
+/* Slot q's next op charged on device d with memory m in use: the memory
+ * after it, *top its highest point (a recomputed B first takes back the
+ * rebuilt part). An F drops its activations (*drop): with `decide`, when
+ * they do not fit and the kept part does (the first pass's rule); else as
+ * the first pass marked it (the pair pass). charge() keeps the plain case
+ * inline (the GA's inner loop); this is the case with recompute. */
+static int64_t charge_recompute(const struct decoder *dc, int d, int q, int64_t m, bool decide,
+				int64_t *top, bool *drop)
 {
 	const struct instance *in = dc->in;
 	int k = q / dc->L, l = q % dc->L;
+	bool marked = k != OP_W && dc->rc[l * dc->M + dc->head[q]];
 	*drop = false;
 	if (k == OP_F) {
 		int64_t kept = m + inst_delta(in, k, l);
-		*drop = in->has_recompute && in->has_limit && kept > in->limit[d] &&
+		*drop = !decide ? marked : in->has_limit && kept > in->limit[d] &&
 			inst_rebuilt(in, l) > 0;
 		return *top = *drop ? m + in->recompute_keep[l] : kept;
 	}
-	if (k == OP_B && in->has_recompute && dc->rc[l * dc->M + dc->head[q]]) {
+	if (k == OP_B && marked) {
 		*top = m + inst_rebuilt(in, l);
 		int64_t after = *top + inst_delta(in, k, l);
 		*top = after > *top ? after : *top;
@@ -164,22 +170,33 @@ static int64_t charge(const struct decoder *dc, int d, int q, int64_t m, int64_t
 	return *top = m + inst_delta(in, k, l);
 }
 
+static inline int64_t charge(const struct decoder *dc, int d, int q, int64_t m, bool decide,
+			     int64_t *top, bool *drop)
+{
+	if (dc->recompute)
+		return charge_recompute(dc, d, q, m, decide, top, drop);
+	*drop = false;
+	return *top = m + inst_delta(dc->in, q / dc->L, q % dc->L);
+}
+
 static bool fits(const struct decoder *dc, int d, int q)
 {
 	const struct instance *in = dc->in;
 	int64_t top;
 	bool drop;
-	if (!in->has_limit)
-		return true;
-	charge(dc, d, q, dc->mem[d], &top, &drop);
-	return top <= in->limit[d];
+	if (!dc->recompute)
+		return !in->has_limit ||
+		       dc->mem[d] + inst_delta(in, q / dc->L, q % dc->L) <= in->limit[d];
+	charge_recompute(dc, d, q, dc->mem[d], true, &top, &drop);
+	return !in->has_limit || top <= in->limit[d];
 }
 
 static int64_t duration(const struct decoder *dc, int q, int j)
 {
 	const struct instance *in = dc->in;
 	int k = q / dc->L, l = q % dc->L;
-	return inst_op_duration(in, k, l, k == OP_B && in->has_recompute && dc->rc[l * dc->M + j]);
+	return in->has_recompute ? inst_op_duration(in, k, l, k == OP_B && dc->rc[l * dc->M + j]) :
+				   in->cost[k][l];
 }
 
 /* Position in the genome of slot q's next gene. */
@@ -212,15 +229,19 @@ static void place(struct decoder *dc, int d, int q, int64_t start)
 {
 	int k = q / dc->L, l = q % dc->L, j = dc->head[q];
 	int id = (k * dc->L + l) * dc->M + j;
-	int64_t top;
-	bool drop;
-	dc->mem[d] = charge(dc, d, q, dc->mem[d], &top, &drop);
-	if (drop)
-		dc->rc[l * dc->M + j] = 1;
+	if (dc->recompute) {
+		int64_t top;
+		bool drop;
+		dc->mem[d] = charge_recompute(dc, d, q, dc->mem[d], true, &top, &drop);
+		if (drop)
+			dc->rc[l * dc->M + j] = 1;
+	} else {
+		dc->mem[d] += inst_delta(dc->in, k, l);
+	}
 	dc->used[gene_pos(dc, q)] = 1;
 	dc->head[q]++;
 	dc->out[dc->outpos[d]++] = (gene_t)q;
-	dc->end[id] = start + duration(dc, q, j);
+	dc->end[id] = start + (dc->recompute ? duration(dc, q, j) : dc->in->cost[k][l]);
 	if (dc->first_start[d] < 0)
 		dc->first_start[d] = start;
 	dc->free_at[d] = dc->end[id];
@@ -338,19 +359,23 @@ static bool fits_with_reserve(const struct decoder *dc, int d, int q, int reserv
 	if (!in->has_limit)
 		return true;
 	int k = q / dc->L, l = q % dc->L;
-	int64_t top;
-	bool drop;
-	int64_t after = charge(dc, d, q, dc->mem[d], &top, &drop);
-	if (top > in->limit[d])
-		return false;
-	if (reserve && k == OP_F)
+	int64_t need = inst_delta(in, k, l);
+	if (dc->recompute) {   /* q's own charge as the first pass takes it */
+		int64_t top;
+		bool drop;
+		int64_t after = charge_recompute(dc, d, q, dc->mem[d], true, &top, &drop);
+		if (top > in->limit[d])
+			return false;
+		need = after - dc->mem[d];
+	}
+	if (reserve && k == OP_F)   /* room for one more F of each other stage */
 		for (int i = dc->lay->dev_slot_start[d]; i < dc->lay->dev_slot_start[d + 1]; i++) {
 			int r = dc->lay->dev_slots[i], rl = r % dc->L;
 			if (r / dc->L == OP_F && rl != l && dc->head[r] < dc->M)
-				after += in->has_recompute && inst_rebuilt(in, rl) > 0 ?
-					 in->recompute_keep[rl] : inst_delta(in, OP_F, rl);
+				need += in->has_recompute && inst_rebuilt(in, rl) > 0 ?
+					in->recompute_keep[rl] : inst_delta(in, OP_F, rl);
 		}
-	return after <= in->limit[d];
+	return dc->mem[d] + need <= in->limit[d];
 }
 
 /* The ready op (inputs all timed, fits, with or without the reserve) that
@@ -424,6 +449,22 @@ static bool finished(const struct decoder *dc)
 	return true;
 }
 
+/* A (B, F) pair charges its F first, then the B (a recomputed B's rebuild
+ * on top of the F's), with the first pass's drop marks: both must fit
+ * (sim.c's order). */
+static bool bf_pair_fits(const struct decoder *dc, int d, int b, int f)
+{
+	int64_t top;
+	bool drop;
+	if (!dc->in->has_limit)
+		return true;
+	int64_t m = charge(dc, d, f, dc->mem[d], false, &top, &drop);
+	if (top > dc->in->limit[d])
+		return false;
+	charge(dc, d, b, m, false, &top, &drop);
+	return top <= dc->in->limit[d];
+}
+
 /*
  * Overlap, the second pass (genome.h): time the decoded order dc->out
  * again, running an op and the next of its device's order as one pair
@@ -435,38 +476,6 @@ static bool finished(const struct decoder *dc)
  * The pass depends on the order alone, so a decoded genome decodes to the
  * same pairs and fitness. Fills end, free_at, first_start and second.
  */
-/* The pair pass's charge: the first pass's drop marks, not a new choice. */
-static int64_t pass_charge(const struct decoder *dc, int q, int64_t m, int64_t *top)
-{
-	const struct instance *in = dc->in;
-	int k = q / dc->L, l = q % dc->L;
-	bool rc = in->has_recompute && k != OP_W && dc->rc[l * dc->M + dc->head[q]];
-	if (k == OP_F)
-		return *top = m + inst_f_delta(in, l, rc);
-	if (k == OP_B && rc) {
-		*top = m + inst_rebuilt(in, l);
-		int64_t after = *top + inst_delta(in, k, l);
-		*top = after > *top ? after : *top;
-		return after;
-	}
-	return *top = m + inst_delta(in, k, l);
-}
-
-/* A (B, F) pair charges its F first, then the B (a recomputed B's rebuild
- * on top of the F's): both must fit (sim.c's order). */
-static bool bf_pair_fits(const struct decoder *dc, int d, int b, int f)
-{
-	const struct instance *in = dc->in;
-	int64_t top;
-	if (!in->has_limit)
-		return true;
-	int64_t m = pass_charge(dc, f, dc->mem[d], &top);
-	if (top > in->limit[d])
-		return false;
-	pass_charge(dc, b, m, &top);
-	return top <= in->limit[d];
-}
-
 static void pair_pass(struct decoder *dc)
 {
 	const struct instance *in = dc->in;
@@ -493,7 +502,8 @@ static void pair_pass(struct decoder *dc)
 			if (st < 0)
 				break;
 			int n = 1, q2 = p + 1 < last ? dc->out[p + 1] : 0, k2 = q2 / L, l2 = q2 % L;
-			int64_t dur = duration(dc, q, dc->head[q]), top, m;
+			int64_t dur = duration(dc, q, dc->head[q]), top;
+			bool drop;
 			/* a (B, F) pair charges its F first: the F must fit before
 			 * the B's release (the drop marks are the first pass's) */
 			if (p + 1 < last && ((k == OP_F && k2 == OP_B) || (k == OP_B && k2 == OP_F)) &&
@@ -505,9 +515,8 @@ static void pair_pass(struct decoder *dc)
 			}
 			for (int i = 0; i < n; i++) {
 				int qi = dc->out[p + i], ki = qi / L, li = qi % L;
-				m = pass_charge(dc, qi, dc->mem[d], &top);
+				dc->mem[d] = charge(dc, d, qi, dc->mem[d], false, &top, &drop);
 				dc->end[(ki * L + li) * dc->M + dc->head[qi]++] = st + dur;
-				dc->mem[d] = m;
 			}
 			if (dc->first_start[d] < 0)
 				dc->first_start[d] = st;
@@ -526,7 +535,7 @@ struct schedule *decoder_schedule(const struct decoder *dc, const gene_t *g)
 	for (int d = 0; s && dc->pairs && d < s->devices; d++)
 		for (int i = 1; i < s->rows[d].len; i++)
 			s->rows[d].ops[i].with_prev = dc->second[dc->lay->row_start[d] + i];
-	for (int d = 0; s && dc->in->has_recompute && d < s->devices; d++)
+	for (int d = 0; s && dc->recompute && d < s->devices; d++)
 		for (int i = 0; i < s->rows[d].len; i++) {
 			struct op *o = &s->rows[d].ops[i];
 			o->recompute = o->kind == OP_B && dc->rc[o->stage * dc->M + o->mb];

@@ -119,22 +119,26 @@ enum status schedule_join_last(struct schedule *s, int d)
 	return STATUS_OK;
 }
 
-bool schedule_has_recompute(const struct schedule *s)
+/* Whether any op has the flag: with_prev (pairs) or recompute. */
+static bool any_op(const struct schedule *s, bool recompute)
 {
 	for (int d = 0; d < s->devices; d++)
-		for (int i = 0; i < s->rows[d].len; i++)
-			if (s->rows[d].ops[i].recompute)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			if (recompute ? o->recompute : o->with_prev)
 				return true;
+		}
 	return false;
+}
+
+bool schedule_has_recompute(const struct schedule *s)
+{
+	return any_op(s, true);
 }
 
 bool schedule_has_pairs(const struct schedule *s)
 {
-	for (int d = 0; d < s->devices; d++)
-		for (int i = 0; i < s->rows[d].len; i++)
-			if (s->rows[d].ops[i].with_prev)
-				return true;
-	return false;
+	return any_op(s, false);
 }
 
 static enum status layout_copy(struct schedule *c, const struct sched_layout *l)

@@ -76,7 +76,7 @@ struct sim *sim_new(const struct instance *in)
 	s->pos = malloc(D * sizeof *s->pos);
 	s->stack = malloc(D * sizeof *s->stack);
 	s->queued = malloc(D);
-	s->rc = calloc((size_t)in->stages * in->microbatches, 1);
+	s->rc = calloc(in->has_recompute ? (size_t)in->stages * in->microbatches : 1, 1);
 	for (int l = 0; l < in->stages; l++)
 		for (int k = 0; k < in->kinds; k++)
 			s->busy += in->cost[k][l] * in->microbatches;
@@ -104,36 +104,41 @@ void sim_free(struct sim *s)
 	free(s);
 }
 
-/* The recompute marks: only on a B of an instance with recompute; each
- * marked (stage, micro-batch) into s->rc, for its F's memory (pass 1). */
-static enum status read_recompute(struct sim *s, const struct schedule *sc,
-				  struct error *err)
+/* The recompute marks of an instance with recompute, each marked (stage,
+ * micro-batch) into s->rc for its F's memory (pass 1 checks the marks). */
+static void read_recompute(struct sim *s, const struct schedule *sc)
 {
 	const struct instance *in = s->in;
 	int M = in->microbatches;
-	char a[64];
 	memset(s->rc, 0, (size_t)in->stages * M);
 	s->recompute_busy = 0;
 	s->recomputed = 0;
 	for (int d = 0; d < sc->devices; d++)
 		for (int i = 0; i < sc->rows[d].len; i++) {
 			const struct op *o = &sc->rows[d].ops[i];
-			if (!o->recompute)
-				continue;
-			op_format(a, sizeof a, o->kind, o->stage, o->mb);
-			if (o->kind != OP_B)
-				return err_set(err, "device %d, position %d: %s is marked recompute; only a B can be",
-					       d, i, a);
-			if (!in->has_recompute)
-				return err_set(err, "device %d, position %d: %s is marked recompute, and the instance has no \"recompute\" key",
-					       d, i, a);
-			if (o->stage < 0 || o->stage >= in->stages || o->mb < 0 || o->mb >= M)
-				continue;   /* pass 1 names it */
+			if (!o->recompute || o->kind != OP_B || o->stage < 0 ||
+			    o->stage >= in->stages || o->mb < 0 || o->mb >= M)
+				continue;   /* pass 1 names what is wrong */
 			s->rc[o->stage * M + o->mb] = 1;
 			s->recompute_busy += in->recompute_cost[o->stage];
 			s->recomputed++;
 		}
-	return STATUS_OK;
+}
+
+/* Memory in use rose to mem at position i of device d (after op o, or
+ * with `what` after its recompute): track the peak; past the limit, the
+ * error. */
+static enum status charged(const struct instance *in, int d, int i, const struct op *o,
+			   const char *what, int64_t mem, int64_t *peak, struct error *err)
+{
+	char a[64];
+	if (mem > *peak)
+		*peak = mem;
+	if (!in->has_limit || mem <= in->limit[d])
+		return STATUS_OK;
+	return err_set(err, "device %d, position %d: memory over the limit at %s%s: %" PRId64 " > %" PRId64,
+		       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb), what, mem,
+		       in->limit[d]);
 }
 
 /* Pass 1: every op is one of the instance's, on its stage's device, at most
@@ -146,8 +151,8 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 	const struct instance *in = s->in;
 	char a[64];
 	memset(s->seen, 0, s->nops);
-	if (read_recompute(s, sc, err))
-		return STATUS_ERROR;
+	if (in->has_recompute)
+		read_recompute(s, sc);
 	long count = 0;
 	for (int d = 0; d < in->devices; d++) {
 		const struct sched_row *row = &sc->rows[d];
@@ -172,19 +177,25 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 				return err_set(err, "device %d, position %d: duplicate op %s",
 					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
 			s->seen[id] = 1;
-			bool rc = in->has_recompute && s->rc[o->stage * in->microbatches + o->mb];
-			/* a recomputed B's two charges: the rebuild, then its delta */
-			for (int step = o->kind == OP_B && rc ? 0 : 1; step < 2; step++) {
-				mem += step == 0 ? inst_rebuilt(in, o->stage) :
-				       o->kind == OP_F ? inst_f_delta(in, o->stage, rc) :
-				       inst_delta(in, o->kind, o->stage);
-				if (mem > peak)
-					peak = mem;
-				if (in->has_limit && mem > in->limit[d])
-					return err_set(err, "device %d, position %d: memory over the limit at %s%s: %" PRId64 " > %" PRId64,
-						       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
-						       step == 0 ? "'s recompute" : "", mem, in->limit[d]);
+			if (o->recompute && (o->kind != OP_B || !in->has_recompute))
+				return err_set(err, o->kind != OP_B ?
+					       "device %d, position %d: %s is marked recompute; only a B can be" :
+					       "device %d, position %d: %s is marked recompute, and the instance has no \"recompute\" key",
+					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
+			int64_t delta = inst_delta(in, o->kind, o->stage);
+			if (in->has_recompute && s->rc[o->stage * in->microbatches + o->mb]) {
+				/* its F holds the kept part; its B first takes the
+				 * rebuilt part back */
+				if (o->kind == OP_F)
+					delta = inst_f_delta(in, o->stage, true);
+				else if (o->kind == OP_B &&
+					 charged(in, d, i, o, "'s recompute",
+						 mem += inst_rebuilt(in, o->stage), &peak, err))
+					return STATUS_ERROR;
 			}
+			mem += delta;
+			if (charged(in, d, i, o, "", mem, &peak, err))
+				return STATUS_ERROR;
 		}
 		s->peak[d] = peak;
 		count += row->len;
@@ -265,11 +276,12 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 			if (st < 0)
 				break;
 			const struct op *a = &row->ops[pos], *b = &row->ops[pos + n - 1];
-			int64_t da = inst_op_duration(in, a->kind, a->stage, a->recompute),
-				db = inst_op_duration(in, b->kind, b->stage, b->recompute);
-			dur = n == 1 ? da : inst_pair_cost(in, da, db);
-			if (n == 2)
+			dur = inst_op_duration(in, a->kind, a->stage, a->recompute);
+			if (n == 2) {
+				int64_t da = dur, db = inst_op_duration(in, b->kind, b->stage, b->recompute);
+				dur = inst_pair_cost(in, da, db);
 				s->saved += da + db - dur;
+			}
 			t = st + dur;
 			for (int q = 0; q < n; q++) {
 				const struct op *o = &row->ops[pos + q];

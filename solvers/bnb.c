@@ -33,9 +33,7 @@ struct bnb {
 	uint8_t *rc;             /* [L*M] placed F(l, j) dropped them */
 	bool *best_rc;           /* [L*M] rc of the best placement */
 	int rc_words;            /* 64-bit words of pending marks per stage (memo) */
-	bool any_order;          /* any micro-batch of a slot may come next, not
-	                            only the FIFO one (recompute: bnb.h) */
-	int *mb_ops;             /* [M] placed ops of each micro-batch (any_order) */
+	int *mb_ops;             /* [M] placed ops of each micro-batch (recompute) */
 	int cand_cap;            /* candidates per depth */
 	bool *second;            /* [n] seq[i] is the B of a pair with seq[i-1] */
 	int64_t *tail;           /* [K*L] bound_tails */
@@ -67,25 +65,33 @@ static bool recomputed(const struct bnb *s, int o)
 	return s->recompute && op_kind(s, o) != OP_W && s->rc[op_stage(s, o) * s->M + o % s->M];
 }
 
-/* Memory after each charge of op o on device d, placed now (F dropping
- * when `drop`): the highest point of it must fit (sim.c's order). */
-static bool fits(const struct bnb *s, int d, int o, bool drop, int64_t *after)
+/* Op o's net memory change (an F dropping when `drop`; a B of a dropped
+ * F takes the rebuilt part back before its own delta) and, into *rise,
+ * how far above the memory before it its highest point lies. */
+static int64_t op_charge(const struct bnb *s, int o, bool drop, int64_t *rise)
 {
 	const struct instance *in = s->in;
 	int k = op_kind(s, o), l = op_stage(s, o);
-	int64_t m = after ? *after : s->mem[d], top;
-	if (k == OP_F) {
-		top = m += inst_f_delta(in, l, drop);
-	} else if (k == OP_B && recomputed(s, o)) {
-		top = m += inst_rebuilt(in, l);
-		m += inst_delta(in, k, l);
-		top = m > top ? m : top;
-	} else {
-		top = m += inst_delta(in, k, l);
+	if (k == OP_F)
+		return *rise = inst_f_delta(in, l, drop);
+	int64_t net = inst_delta(in, k, l);
+	if (k == OP_B && recomputed(s, o)) {
+		net += inst_rebuilt(in, l);
+		*rise = max64(inst_rebuilt(in, l), net);
+		return net;
 	}
+	return *rise = net;
+}
+
+/* Whether op o fits on device d with memory *after in use (NULL: its
+ * memory now), placed next: its highest point within the limit (sim.c's
+ * order); *after moves past it. */
+static bool fits(const struct bnb *s, int d, int o, bool drop, int64_t *after)
+{
+	int64_t m = after ? *after : s->mem[d], rise, net = op_charge(s, o, drop, &rise);
 	if (after)
-		*after = m;
-	return !in->has_limit || top <= in->limit[d];
+		*after = m + net;
+	return !s->in->has_limit || m + rise <= s->in->limit[d];
 }
 
 static int64_t op_time(const struct bnb *s, int o)
@@ -205,19 +211,19 @@ static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, s
 }
 
 /* The ops that can be placed next with their starts (>= t, memory kept):
- * of each (kind, stage) its next micro-batch (FIFO), or with any_order
- * every one not placed. */
+ * of each (kind, stage) its next micro-batch (FIFO), or with recompute,
+ * where FIFO loses optima (bnb.h), every one not placed. */
 static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 {
 	int n = 0;
 	/* micro-batches with no op placed are interchangeable: only the first
-	 * of them may start (symmetry, any_order) */
+	 * of them may start (symmetry) */
 	int fresh = 0;
-	while (s->any_order && fresh < s->M && s->mb_ops[fresh])
+	while (s->recompute && fresh < s->M && s->mb_ops[fresh])
 		fresh++;
 	for (int kl = 0; kl < s->K * s->L; kl++) {
 		int k = kl / s->L, l = kl % s->L;
-		if (!s->any_order) {
+		if (!s->recompute) {
 			if (s->next[kl] < s->M)
 				n = slot_candidate(s, t, k, l, s->next[kl], c, n);
 			continue;
@@ -250,18 +256,15 @@ static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 	const struct instance *in = s->in;
 	int k = o / (s->L * s->M), l = o / s->M % s->L;
 	int64_t dur = inst_duration(in, k, l);
-	/* an F holds the kept part when it dropped; a B of a dropped F takes
-	 * the rebuilt part back before its own delta (fits) */
-	s->mem[d] += sign * (k == OP_F ? inst_f_delta(in, l, recomputed(s, o)) :
-			     inst_delta(in, k, l) + (k == OP_B && recomputed(s, o) ?
-						     inst_rebuilt(in, l) : 0));
+	int64_t rise;
+	s->mem[d] += sign * op_charge(s, o, k == OP_F && recomputed(s, o), &rise);
 	s->rest[d] -= sign * dur;
 	if (k == OP_F)
 		s->rest_f[d] -= sign * dur;
 	else if (k == OP_B)
 		s->rest_b[d] -= sign * dur;
 	s->next[k * s->L + l] += sign;
-	if (s->any_order)
+	if (s->recompute)
 		s->mb_ops[o % s->M] += sign;
 	s->end[o] = sign > 0 ? end : -1;
 }
@@ -344,7 +347,7 @@ static bool is_placed(const struct bnb *s, int k, int l, int j)
 }
 
 /* The node's placed set: the next micro-batch of every (kind, stage), or
- * with any_order the set of its placed micro-batches (rc_words words of
+ * with recompute (any order) the set of its placed micro-batches (rc_words words of
  * bits each); and with recompute which placed F's whose B is not placed
  * dropped their activations (they decide the memory in use and the B's
  * to come, so only nodes that agree on them compare). */
@@ -352,7 +355,7 @@ static void node_key(struct bnb *s)
 {
 	int kl = s->K * s->L, n = 0;
 	for (int i = 0; i < kl; i++) {
-		if (!s->any_order) {
+		if (!s->recompute) {
 			s->key[n++] = s->next[i];
 			continue;
 		}
@@ -600,11 +603,9 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->recompute = in->has_recompute;
 	s->rc = calloc((size_t)s->L * s->M, 1);
 	s->best_rc = calloc((size_t)s->L * s->M, sizeof *s->best_rc);
-	/* FIFO per slot loses optimality with recompute (bnb.h): any order */
-	s->any_order = s->recompute;
 	s->mb_ops = calloc(s->M, sizeof *s->mb_ops);
 	s->rc_words = s->recompute ? (s->M + 63) / 64 : 0;
-	s->key_len = s->K * s->L * (s->any_order ? s->rc_words : 1) + s->L * s->rc_words;
+	s->key_len = s->K * s->L * (s->recompute ? s->rc_words : 1) + s->L * s->rc_words;
 	s->cand_cap = (int)cand_cap(in);
 	s->cands = malloc((size_t)s->n * s->cand_cap * sizeof *s->cands);
 	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem || !s->rest ||

@@ -611,8 +611,6 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * search_share replaces the share and lifts the cap; without a limit
 	 * the uncapped makespan search gets 10 s. */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	/* no MILP follows either with recompute decisions, which the MILPs
-	 * do not model */
 	bool no_milp = (in->has_overlap && in->overlap < 1) || in->has_recompute;
 	bool given = o->search_share > 0 && o->search_share <= 1;
 	bool capped = !span && !no_milp && !given;
@@ -680,8 +678,11 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (!o->always_milp && exact_search(in, o, t0, sim, r, err)) {
 		st = STATUS_ERROR;
 	} else if (!r->schedule) {
-		st = err_set(err, "instance '%s': no valid schedule known (every family and the serial order break the memory limit, and the exact search, which may recompute, found none%s); the instance may be infeasible",
-			     in->name, stop_requested() || o->time_limit > 0 ? " within its time" : "");
+		/* a finished search without an incumbent proves there is none */
+		st = err_set(err, r->certified_by ?
+			     "instance '%s': no valid schedule exists: every family and the serial order break the memory limit, and the exact search over every order and recompute choice found none" :
+			     "instance '%s': no valid schedule known (every family and the serial order break the memory limit, and the exact search, which may recompute, found none before it stopped or the instance is beyond it); the instance may be infeasible",
+			     in->name);
 	} else if (r->certified_by) {
 		/* the exact search proved it (it places overlapped pairs too) */
 	} else if (in->has_recompute) {

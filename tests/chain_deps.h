@@ -66,11 +66,11 @@ struct chain_order {
 	int64_t dur[CHAIN_UNITS];
 };
 
-/* Time the D orders: every unit starts when its device is free and the
- * inputs of its ops have arrived (ends plus lags), devices visited until
- * nothing moves. False on a deadlock. Fills start and end by op id (nops
- * at most 64), the busy time, makespan and span. */
-static inline bool chain_time(int D, int nops, const struct chain_order *ord, const int *ndep,
+/* Time the D (at most 8) orders: every unit starts when its device is
+ * free and the inputs of its ops have arrived (ends plus lags), devices
+ * visited until nothing moves. False on a deadlock. Fills start and end by
+ * op id (at most 64 ops), the busy time, makespan and span. */
+static inline bool chain_time(int D, const struct chain_order *ord, const int *ndep,
 			      const int (*dep)[2], const int64_t (*lag)[2], int64_t *start,
 			      int64_t *end, int64_t *busy, int64_t *makespan, int64_t *span)
 {
@@ -111,7 +111,6 @@ static inline bool chain_time(int D, int nops, const struct chain_order *ord, co
 	}
 	if (left > 0)
 		return false;
-	(void)nops;
 	for (int d = 0; d < D; d++) {
 		if (!ord[d].n)
 			continue;

@@ -926,7 +926,7 @@ static void bf_eval(const struct bf *b, const struct bf_row *rows, struct bf_res
 			ord[d].dur[u] = y < 0 ? p : hi + (b->rho4 * lo + 3) / 4;   /* ceil(rho lo) */
 		}
 	}
-	r->valid = chain_time(b->D, b->n, ord, b->ndep, b->dep, b->lag, r->start, r->end,
+	r->valid = chain_time(b->D, ord, b->ndep, b->dep, b->lag, r->start, r->end,
 			      &r->busy, &r->makespan, &r->span);
 }
 
