@@ -17,6 +17,9 @@ static const char usage_text[] =
 	"                 its last forward\n"
 	"  round_trip     with room for K forwards of a stage, every K forwards\n"
 	"                 wait one trip through the later stages and back\n"
+	"  warmup         one stage per device: the wait for each device's first\n"
+	"                 backward, filled with whole forwards only, coupled\n"
+	"                 along the stages\n"
 	"The lower bound is the largest of them.\n";
 
 int cmd_bound(int argc, char **argv)
@@ -39,13 +42,14 @@ int cmd_bound(int argc, char **argv)
 	}
 	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
 	if (json) {
-		cli_print_json(json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i},s:f}",
+		cli_print_json(json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i,s:I},s:f}",
 			"status", "ok", "instance", in->name, "objective_name", obj,
 			"lower_bound", (json_int_t)b.best, "bound_by", b.by, "bounds",
 			"critical_path", (json_int_t)b.critical_path,
 			"device", (json_int_t)b.device, "device_at", b.device_at,
 			"memory", (json_int_t)b.memory, "memory_at", b.memory_at,
 			"round_trip", (json_int_t)b.round_trip, "round_trip_at", b.round_trip_at,
+			"warmup", (json_int_t)b.warmup,
 			"seconds", cli_now() - t0));
 	} else {
 		cli_print_instance(in);
@@ -57,6 +61,8 @@ int cmd_bound(int argc, char **argv)
 		} else {
 			printf("memory         -  (no memory limit)\n");
 		}
+		if (b.warmup)
+			printf("warmup         %" PRId64 "\n", b.warmup);
 		printf("lower bound    %" PRId64 " on the %s, by the %s bound\n", b.best, obj, b.by);
 	}
 	instance_free(in);

@@ -564,6 +564,25 @@ static int64_t pending_work(const struct stage_memory *sm, int64_t M, int64_t R)
 }
 
 /*
+ * The drain part of the bound below, for a device d of one stage s whose
+ * memory does not hold all M forwards: from the start of its last forward
+ * F_M to its last end at least R + T(B) + T(W) pass, in which the device
+ * runs F_M and at most pending_work, so it idles at least the difference.
+ * Some backward starts before F_M (memory frees only at a B or W), so this
+ * interval is disjoint from [first start, first backward). 0 otherwise.
+ */
+static int64_t drain_idle(struct work *w, int d)
+{
+	struct stage_memory sm;
+	int64_t M = w->in->microbatches, R;
+	if (!stage_memory_of(w, d, &sm) || sm.a * M <= sm.limit ||
+	    (R = trip_length(w, sm.s)) == NEG)
+		return 0;
+	int64_t pending = pending_work(&sm, M, R);
+	return pending >= 0 ? max64(0, R + sm.TB + sm.TW - sm.TF - pending) : 0;
+}
+
+/*
  * Memory-limited fill and drain bound for device d. Let h = min head of
  * d's ops (the device is idle before h), tB = min head of d's B ops (no B
  * starts earlier), K = warmup_capacity.
@@ -597,16 +616,126 @@ static int64_t memory_bound(struct work *w, int d, int *idx)
 	if (tb == INT64_MAX)
 		return 0;   /* no stage on d */
 	int64_t K = warmup_capacity(in, d, idx);
-	int64_t idle = max64(0, tb - h - K);
-	struct stage_memory sm;
-	int64_t M = in->microbatches, R;
-	if (stage_memory_of(w, d, &sm) && sm.a * M > sm.limit &&
-	    (R = trip_length(w, sm.s)) != NEG) {
-		int64_t pending = pending_work(&sm, M, R);
-		if (pending >= 0)
-			idle += max64(0, R + sm.TB + sm.TW - sm.TF - pending);
-	}
+	int64_t idle = max64(0, tb - h - K) + drain_idle(w, d);
 	return h + inst_device_load(in, d) + idle + tmin;
+}
+
+/*
+ * Whole forwards before the first backward, coupled along the stages.
+ * Applies when every device holds exactly one stage (a chain or a stage
+ * DAG). For stage l on its own device let S_l be the device's first start
+ * and x_l = (start of its first backward) - S_l. Three facts hold for
+ * every schedule, in any micro-batch order:
+ *  - until its first backward the device runs only forwards (a W needs
+ *    its B, on the same device), whole ones, at most K_l of them: M, and
+ *    floor(limit / a_l) with a memory limit and an F delta a_l > 0 (no op
+ *    frees memory before a B). A window of x_l holds at most
+ *    n_l = min(K_l, floor(x_l / f_l)) of them, so the device idles at least
+ *        g_l(x_l) = x_l - f_l n_l            (f_l = T(F, l); x_l if f_l = 0)
+ *    in it: a sawtooth in x_l, 0 only at whole multiples of f_l up to K_l.
+ *  - x_l >= f_l: the first backward waits for a forward of its stage.
+ *  - for every edge l -> s with latency c: the first op on s is a forward
+ *    whose input left l at or after S_l + f_l, so S_s >= S_l + f_l + c; and
+ *    the first backward on l waits for B(s) of its micro-batch, which starts
+ *    at or after S_s + x_s, so S_l + x_l >= S_s + x_s + T(B, s) + c. Hence
+ *        x_l >= x_s + f_l + T(B, s) + 2c.
+ * Device l's span is at least its load plus g_l(x_l); its contribution to
+ * the makespan adds the least head and the least tail of its ops. So the
+ * objective is at least V when no choice of x satisfies the constraints
+ * with load_l + g_l(x_l) (+ head + tail) < V on every device. For a given V
+ * the constraints are monotone (a larger x_s only raises the floor of
+ * x_l), so taking on each stage, in reverse topological order, the least
+ * x_l above its floor whose idle fits in V decides feasibility exactly;
+ * and a larger V admits all that a smaller one does, so a binary search
+ * finds the least feasible V, the bound. (Jackson's bound charges the same
+ * wait preemptively, filling it with fractions of forwards; this one
+ * counts whole forwards, which is where Zero Bubble's 2p instances, with
+ * F, B and comm not multiples of each other, lose time at every stage.)
+ */
+struct warmup {
+	const struct instance *in;
+	int64_t *base;   /* [L] load (+ head + tail for the makespan) */
+	int64_t *x;      /* [L] scratch */
+};
+
+/* The least x >= floor with g_l(x) <= idle, or -1 when none exists. */
+static int64_t warmup_window(const struct instance *in, int l, int64_t floor, int64_t idle)
+{
+	int64_t f = in->cost[OP_F][l], K = in->microbatches;
+	int64_t a = in->has_memory ? in->mem[OP_F][l] : 0;
+	if (in->has_limit && a > 0)
+		K = min64(K, in->limit[in->stage_device[l]] / a);
+	if (f == 0)
+		return floor <= idle ? floor : -1;
+	int64_t n = floor / f;
+	if (n >= K)
+		return floor - K * f <= idle ? floor : -1;
+	return floor - n * f <= idle ? floor : (n + 1) * f;
+}
+
+static bool warmup_feasible(struct warmup *wu, int64_t V)
+{
+	const struct instance *in = wu->in;
+	for (int i = in->stages - 1; i >= 0; i--) {
+		int l = in->topo[i];
+		int64_t floor = in->cost[OP_F][l];
+		for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++) {
+			int s = in->succ[e].stage;
+			floor = max64(floor, wu->x[s] + in->cost[OP_F][l] + in->cost[OP_B][s] +
+						     2 * in->succ[e].lag);
+		}
+		if (V < wu->base[l])
+			return false;
+		wu->x[l] = warmup_window(in, l, floor, V - wu->base[l]);
+		if (wu->x[l] < 0)
+			return false;
+	}
+	return true;
+}
+
+/* w: its heads and tails count when makespan (the makespan's). Each
+ * device's drain idle (drain_idle, disjoint from the warm-up window) adds
+ * to its base. 0 when it does not apply or on no memory. */
+static int64_t warmup_bound(struct work *w, bool makespan)
+{
+	const struct instance *in = w->in;
+	int L = in->stages;
+	if (in->devices != L)
+		return 0;
+	for (int d = 0; d < in->devices; d++)
+		if (only_stage(in, d) < 0)
+			return 0;
+	struct warmup wu = {in, malloc(2 * (size_t)L * sizeof(int64_t)), NULL};
+	if (!wu.base)
+		return 0;   /* no bound is still a valid bound */
+	wu.x = wu.base + L;
+	int64_t lo = 0;
+	for (int l = 0; l < L; l++) {
+		int d = in->stage_device[l];
+		wu.base[l] = inst_device_load(in, d) + drain_idle(w, d);
+		if (makespan) {
+			int64_t h = INT64_MAX, t = INT64_MAX;
+			for (int k = 0; k < in->kinds; k++) {
+				h = min64(h, w->head[k * L + l]);
+				t = min64(t, w->tail[k * L + l]);
+			}
+			wu.base[l] += h + t;
+		}
+		lo = max64(lo, wu.base[l]);
+	}
+	/* an upper end: the idle of the floors themselves (always feasible) */
+	int64_t hi = lo;
+	while (!warmup_feasible(&wu, hi) && hi < INT64_MAX / 4)
+		hi = hi - lo < 1 ? hi + 1 : hi + 2 * (hi - lo);
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (warmup_feasible(&wu, mid))
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	free(wu.base);
+	return lo;
 }
 
 /* Set init: 0 for op types that may start or end the measured interval. */
@@ -718,19 +847,22 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 		set_sources(&w, -1);
 		longest_paths(&w);
 		bounds_for(&w, -1, idx, b);
+		b->warmup = warmup_bound(&w, true);
 	} else {
 		for (int d = 0; d < in->devices; d++) {
 			set_sources(&w, d);
 			longest_paths(&w);
 			bounds_for(&w, d, idx, b);
 		}
+		b->warmup = warmup_bound(&w, false);
 	}
 	/* the largest, and which argument gave it (the first on a tie) */
 	const struct {
 		int64_t v;
 		const char *by;
 	} all[] = {{b->critical_path, "critical_path"}, {b->device, "device"},
-		   {b->memory, "memory"}, {b->round_trip, "round_trip"}};
+		   {b->memory, "memory"}, {b->round_trip, "round_trip"},
+		   {b->warmup, "warmup"}};
 	b->by = all[0].by;
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		if (all[i].v > b->best) {
@@ -901,6 +1033,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		x.device = scaled_back(x.device);
 		x.memory = scaled_back(x.memory);
 		x.round_trip = scaled_back(x.round_trip);
+		x.warmup = scaled_back(x.warmup);
 		x.best = scaled_back(x.best);
 		if (x.best > b->best)
 			*b = x;

@@ -22,9 +22,12 @@ struct bounds {
 	                           forwards of a stage wait one trip through
 	                           the later stages), 0 without a limit */
 	int round_trip_at;      /* the device attaining it, -1 if none */
+	int64_t warmup;         /* time units: whole forwards before each
+	                           device's first backward (one stage per
+	                           device), 0 where it does not apply */
 	int64_t best;           /* the largest of the above */
 	const char *by;         /* which gave best: "critical_path", "device",
-	                           "memory", "round_trip" */
+	                           "memory", "round_trip", "warmup" */
 };
 
 /* Compute all bounds for the instance's objective. */

@@ -316,11 +316,12 @@ static void test_never_above_brute_force(void **state)
 				continue;
 			}
 			if (b.critical_path > opt || b.device > opt || b.memory > opt ||
-			    b.round_trip > opt)
-				fail_msg("shape %zu rep %d: bound (%lld, %lld, %lld, %lld) above optimum %lld",
+			    b.round_trip > opt || b.warmup > opt)
+				fail_msg("shape %zu rep %d: bound (%lld, %lld, %lld, %lld, %lld) above optimum %lld",
 					 sh, rep, (long long)b.critical_path,
 					 (long long)b.device, (long long)b.memory,
-					 (long long)b.round_trip, (long long)opt);
+					 (long long)b.round_trip, (long long)b.warmup,
+					 (long long)opt);
 			round_trips += b.round_trip > 0 && !strcmp(b.by, "round_trip");
 			tight += b.best == opt;
 			total++;
@@ -332,6 +333,82 @@ static void test_never_above_brute_force(void **state)
 		      tight, total, round_trips);
 	assert_true(total >= 50);
 	assert_true(tight > 0);
+}
+
+/*
+ * The warm-up bound by hand: 3 devices, 2 micro-batches, F = [1, 5, 1],
+ * B = [1, 4, 1], comm 1, span. Loads 4, 18, 4. With x_l = (first B on l)
+ * - (first start on l): x_2 >= F_2 = 1, a whole forward (idle 0). Device 1
+ * waits x_1 >= 1 + F_1 + B_2 + 2c = 9 for its first backward: one whole
+ * forward fits (idle 4, span_1 >= 22), or it waits for x_1 = 10, two
+ * whole forwards (idle 0). Then device 0 waits x_0 >= 10 + F_0 + B_1 + 2c
+ * = 17 with at most its 2 forwards (2 time) to run: idle 15, span_0 >= 19.
+ * So span >= min(22, 19) = 19, where the preemptive arguments see x_0 >=
+ * 16 (device 0 idles 14: 18). The optimum (brute force) is 22.
+ */
+static void test_warmup_by_hand(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[1,5,1],\"B\":[1,4,1]},"
+		"\"comm\":1,\"objective\":\"span\"}");
+	struct bounds b = bounds_of(in);
+	assert_int_equal(b.warmup, 19);
+	assert_int_equal(b.device, 18);
+	assert_int_equal(b.best, 19);
+	assert_string_equal(b.by, "warmup");
+	assert_int_equal(brute_optimum(in, NULL), 22);
+	instance_free(in);
+}
+
+/*
+ * The warm-up bound against brute force where it matters: 3-device chains
+ * with a long middle forward, so the wait for a first backward is not a
+ * whole number of forwards; with and without a memory limit, both
+ * objectives. It must never exceed the optimum, and it must be the
+ * strictly best bound on some (else the test could not tell it works).
+ */
+static void test_warmup_never_above_brute_force(void **state)
+{
+	(void)state;
+	int above = 0, total = 0;
+	for (int rep = 0; rep < 240; rep++) {
+		bool split = rep % 3 == 0;
+		char json[1024];
+		int k = snprintf(json, sizeof json,
+				 "{\"devices\":3,\"microbatches\":2,\"comm\":%d,\"objective\":\"%s\","
+				 "\"cost\":{\"F\":[%d,%d,%d],\"B\":[%d,%d,%d]",
+				 rnd(0, 2), rnd(0, 2) ? "span" : "makespan", rnd(1, 3), rnd(4, 8),
+				 rnd(1, 3), rnd(1, 4), rnd(1, 4), rnd(1, 4));
+		if (split)
+			k += snprintf(json + k, sizeof json - k, ",\"W\":[%d,%d,%d]", rnd(0, 5),
+				      rnd(0, 5), rnd(0, 5));
+		k += snprintf(json + k, sizeof json - k, "}");
+		if (rnd(0, 1))   /* room for one or two forwards */
+			k += snprintf(json + k, sizeof json - k,
+				      split ? ",\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":%d}"
+					    : ",\"memory\":{\"F\":1,\"B\":-1,\"limit\":%d}",
+				      (split ? 2 : 1) * rnd(1, 2));
+		snprintf(json + k, sizeof json - k, "}");
+		struct instance *in = parse_instance_ok(json);
+		struct bounds bd = bounds_of(in);
+		int64_t opt = brute_optimum(in, NULL);
+		if (opt != INT64_MAX) {
+			if (bd.warmup > opt)
+				fail_msg("%s: warm-up bound %lld above the optimum %lld", json,
+					 (long long)bd.warmup, (long long)opt);
+			int64_t others = bd.critical_path;
+			others = bd.device > others ? bd.device : others;
+			others = bd.memory > others ? bd.memory : others;
+			others = bd.round_trip > others ? bd.round_trip : others;
+			above += bd.warmup > others;
+			total++;
+		}
+		instance_free(in);
+	}
+	print_message("warm-up bound: strictly the best on %d of %d instances\n", above, total);
+	assert_true(total >= 200);
+	assert_true(above > 0);
 }
 
 /* The round trip against brute force where it binds: chains whose memory
@@ -380,10 +457,10 @@ static void test_round_trip_never_above_brute_force(void **state)
 			struct bounds bd = bounds_of(in);
 			int64_t opt = brute_optimum(in, NULL);
 			if (opt != INT64_MAX) {
-				if (bd.round_trip > opt || bd.memory > opt)
-					fail_msg("%s: round trip %lld or memory %lld above the optimum %lld",
+				if (bd.round_trip > opt || bd.memory > opt || bd.warmup > opt)
+					fail_msg("%s: round trip %lld, memory %lld or warm-up %lld above the optimum %lld",
 						 json, (long long)bd.round_trip, (long long)bd.memory,
-						 (long long)opt);
+						 (long long)bd.warmup, (long long)opt);
 				binding += !strcmp(bd.by, "round_trip");
 				memory_binding += !strcmp(bd.by, "memory");
 				tight += bd.best == opt;
@@ -537,6 +614,8 @@ int main(void)
 		cmocka_unit_test(test_dag_critical_path),
 		cmocka_unit_test(test_never_above_brute_force),
 		cmocka_unit_test(test_round_trip_never_above_brute_force),
+		cmocka_unit_test(test_warmup_by_hand),
+		cmocka_unit_test(test_warmup_never_above_brute_force),
 		cmocka_unit_test(test_releases_hold_for_every_schedule),
 		cmocka_unit_test(test_several_stages_per_device_with_limit),
 	};
