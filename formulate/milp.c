@@ -195,6 +195,14 @@ int milp_binaries(const struct milp *m)
 	return n;
 }
 
+bool milp_feasibility_only(const struct milp *m)
+{
+	for (int c = 0; c < m->ncols; c++)
+		if (m->cols[c].obj != 0 && m->cols[c].lb != m->cols[c].ub)
+			return false;
+	return true;
+}
+
 /* ---- CPLEX LP --------------------------------------------------------- */
 
 #define OFFSET_COL "objective_constant"

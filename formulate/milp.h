@@ -73,5 +73,9 @@ enum status milp_write_lp(const struct milp *m, FILE *f, struct error *err);
 enum status milp_write_mps(const struct milp *m, FILE *f, struct error *err);
 
 int milp_binaries(const struct milp *m);   /* integer columns in [0, 1] */
+/* A pure feasibility question: every column the objective weighs is fixed,
+ * so every feasible point has the same objective (the time-indexed
+ * targets of solvers/exact.c, "is there a schedule that ends by H?"). */
+bool milp_feasibility_only(const struct milp *m);
 
 #endif

@@ -161,9 +161,20 @@ static enum status cbc_data_init(struct cbc_data *d, const struct milp *m,
  * tried, only turning preprocessing off avoids both.
  */
 static void cbc_configure(Cbc_Model *cm, const struct cbc_data *d,
-			  const struct solver_options *o, double t0)
+			  const struct solver_options *o, double t0, bool feasibility)
 {
 	Cbc_setLogLevel(cm, o->verbose ? 1 : 0);
+	/* A feasibility question (the time-indexed targets: every objective
+	 * column fixed): CBC's primal heuristics look for a point the search
+	 * finds anyway when there is one, and spend most of the time when
+	 * there is none, the usual answer near the bound. Measured (p
+	 * memory, comm 1, unit costs, CBC 60 s, one core): p4 m24 split open
+	 * at 101/100 -> proven in 27.8 s; p4 m16 split 17.7 -> 13.0 s; the
+	 * exported target at 100 of p4 m24 split with the cbc program: 76.0 s,
+	 * 19.9 s without heuristics (turning cuts off too gave 14.1 s but
+	 * helps nowhere else measured, so cuts stay). */
+	if (feasibility)
+		Cbc_setParameter(cm, "heuristicsOnOff", "off");
 	if (o->time_limit > 0) {
 		double left = o->time_limit - (clock_seconds() - t0);
 		Cbc_setMaximumSeconds(cm, left > 1e-3 ? left : 1e-3);
@@ -327,7 +338,7 @@ static enum status cbc_run(const struct milp *m, const struct cbc_data *d,
 			d->clb, d->cub, d->obj, d->rlb, d->rub);
 	for (int k = 0; k < d->nints; k++)
 		Cbc_setInteger(cm, d->ints[k]);
-	cbc_configure(cm, d, o, t0);
+	cbc_configure(cm, d, o, t0, milp_feasibility_only(m));
 	int saved = cbc_log_to_stderr(o->verbose);
 	Cbc_solve(cm);
 	cbc_log_restore(saved);

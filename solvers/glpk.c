@@ -313,19 +313,6 @@ static enum status glpk_fill(struct glpk_job *j, glp_prob *lp, int outcome,
 	return STATUS_OK;
 }
 
-/*
- * A pure feasibility question: every column the objective weighs is fixed,
- * so every feasible point has the same objective (the time-indexed
- * targets of solvers/exact.c, "is there a schedule that ends by H?").
- */
-static bool glpk_feasibility_only(const struct milp *m)
-{
-	for (int c = 0; c < m->ncols; c++)
-		if (m->cols[c].obj != 0 && m->cols[c].lb != m->cols[c].ub)
-			return false;
-	return true;
-}
-
 static int glpk_intopt(struct glpk_job *j, glp_prob *lp, bool presolve)
 {
 	glp_iocp p;
@@ -339,7 +326,7 @@ static int glpk_intopt(struct glpk_job *j, glp_prob *lp, bool presolve)
 	 * luck depends on the column order: on p4 m12 split's target 55 it
 	 * fails here, while glpsol --fpump on the exported LP file (another
 	 * order) finds the point in 2 s. */
-	p.fp_heur = glpk_feasibility_only(j->m) ? GLP_ON : GLP_OFF;
+	p.fp_heur = milp_feasibility_only(j->m) ? GLP_ON : GLP_OFF;
 	p.msg_lev = j->o->verbose ? GLP_MSG_ON : GLP_MSG_OFF;
 	p.presolve = presolve ? GLP_ON : GLP_OFF;
 	p.mip_gap = j->o->rel_gap;
