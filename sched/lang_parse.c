@@ -54,8 +54,9 @@ static const char *const builtin_vars[] = {
 	"interleaved",
 	"vshape",
 	"listed",
-	"dual",        /* 1 if the stage DAG is two chains, 0 -> ... -> p-1 and
-	                  p -> ... -> 2p-1 (DualPipe's two copies of the model) */
+	"dual",        /* 1 if the stage DAG is two chains, 0 -> ... -> L/2-1 and
+	                  L/2 -> ... -> L-1 (DualPipe's and BitPipe's two copies
+	                  of the model) */
 	NULL};
 /* ---- lexer ------------------------------------------------------------------ */
 

@@ -393,16 +393,18 @@ static void stage_depths(const struct instance *in, int *depth)
 	}
 }
 
-/* Whether the stage DAG is exactly the chains 0 -> ... -> p-1 and
- * p -> ... -> 2p-1 (edges are distinct, so counting them suffices). */
+/* Whether the stage DAG is exactly two chains of half the stages each,
+ * 0 -> ... -> L/2-1 and L/2 -> ... -> L-1 (DualPipe's two copies of the
+ * model with L = 2p, BitPipe's with L = 4p; edges are distinct, so
+ * counting them suffices). */
 static bool two_chains(const struct instance *in)
 {
-	int p = in->devices;
-	if (in->stages != 2 * p || in->nedges != 2 * (p - 1))
+	int q = in->stages / 2;
+	if (in->stages != 2 * q || q < 1 || in->nedges != 2 * (q - 1))
 		return false;
 	for (int e = 0; e < in->nedges; e++) {
 		int a = in->edges[e][0], b = in->edges[e][1];
-		if (b != a + 1 || a == p - 1 || a >= 2 * p - 1)
+		if (b != a + 1 || a == q - 1 || a >= 2 * q - 1)
 			return false;
 	}
 	return true;
