@@ -17,7 +17,7 @@
 static const char *const order[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2", "zb-v",
 	"v-half", "v-min",
-	"dualpipev", "dualpipe", "bitpipe", "torch-interleaved-zb", "1f1b-dag", "zb-auto",
+	"dualpipev", "dualpipe", "bitpipe", "hanayo", "torch-interleaved-zb", "1f1b-dag", "zb-auto",
 	"backward-first", NULL};
 
 #define MAX_FAMILIES 64

@@ -1679,7 +1679,7 @@ static void test_families_all_listed(void **state)
 {
 	static const char *const want[] = {
 		"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2",
-		"zb-v", "v-half", "v-min", "dualpipev", "dualpipe", "bitpipe", "torch-interleaved-zb",
+		"zb-v", "v-half", "v-min", "dualpipev", "dualpipe", "bitpipe", "hanayo", "torch-interleaved-zb",
 		"1f1b-dag", "zb-auto", "backward-first"};
 	struct run r;
 	RUN(&r, "families", "--json");
