@@ -513,25 +513,6 @@ static void check_ops_once_in_order(const char *what,
 	free(next);
 }
 
-/* The family refuses the instance: error, *out reset to NULL, a message
- * naming the family, "does not support" and (if given) the reason. */
-static void expect_refused(const char *name, const struct instance *in,
-			   const char *reason)
-{
-	struct schedule *sc = &sentinel;
-	struct error err = {{0}};
-	char want[128];
-	if (family_generate(name, in, &sc, &err) != STATUS_ERROR)
-		fail_msg("family '%s' accepted instance '%s' (p=%d, m=%d, %d stages, %s), expected a refusal",
-			 name, in->name, in->devices, in->microbatches, in->stages,
-			 in->placement);
-	assert_null(sc);
-	snprintf(want, sizeof want, "family '%s' does not support", name);
-	assert_contains(err.msg, want);
-	if (reason)
-		assert_contains(err.msg, reason);
-	assert_null(strchr(err.msg, '\n'));
-}
 
 /* Generate, check ops and order, simulate. */
 static struct schedule *generate_valid(const char *name,
@@ -773,7 +754,7 @@ static void test_interleaved_group_rule(void **state)
 	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
 		struct instance *in = placed("interleaved", refused[i][0], refused[i][1],
 					     refused[i][2], 1, 1, 1, 0, "");
-		expect_refused("interleaved", in, "m mod g must be 0 or at least p");
+		expect_family_refused("interleaved", in, "m mod g must be 0 or at least p");
 		instance_free(in);
 	}
 	/* m < p (so g = p > m) */
@@ -781,7 +762,7 @@ static void test_interleaved_group_rule(void **state)
 	for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
 		struct instance *in = placed("interleaved", small[i][0], small[i][1],
 					     small[i][2], 1, 1, -1, 0, "");
-		expect_refused("interleaved", in, "p <= g <= m");
+		expect_family_refused("interleaved", in, "p <= g <= m");
 		instance_free(in);
 	}
 	/* the accepted side of the same rule: multiples of p */
@@ -797,11 +778,11 @@ static void test_interleaved_group_rule(void **state)
 	}
 	/* not interleaved: the V placement and an uneven explicit placement */
 	struct instance *in = placed("v", 4, 2, 8, 1, 1, 1, 0, "");
-	expect_refused("interleaved", in, "interleaved placement");
+	expect_family_refused("interleaved", in, "interleaved placement");
 	instance_free(in);
 	in = inst_fmt("{\"devices\":2,\"microbatches\":4,\"placement\":[0,1,0],"
 		      "\"cost\":{\"F\":1,\"B\":1}}");
-	expect_refused("interleaved", in, NULL);
+	expect_family_refused("interleaved", in, NULL);
 	instance_free(in);
 }
 
@@ -879,7 +860,7 @@ static void test_looped_bfs(void **state)
 				}
 	struct instance *in = inst_fmt("{\"devices\":4,\"microbatches\":2,"
 				       "\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":1,\"B\":1}}");
-	expect_refused("looped-bfs", in, "chain");
+	expect_family_refused("looped-bfs", in, "chain");
 	instance_free(in);
 }
 
@@ -1168,16 +1149,16 @@ static void test_zb_v(void **state)
 			}
 	/* split backward and the V placement with 2 chunks only */
 	struct instance *in = placed("v", 4, 2, 8, 1, 1, -1, 0, "");
-	expect_refused("zb-v", in, "split backward");
+	expect_family_refused("zb-v", in, "split backward");
 	instance_free(in);
 	in = placed("interleaved", 4, 2, 8, 1, 1, 1, 0, "");
-	expect_refused("zb-v", in, "V placement");
+	expect_family_refused("zb-v", in, "V placement");
 	instance_free(in);
 	in = placed("v", 2, 3, 8, 1, 1, 1, 0, "");
-	expect_refused("zb-v", in, "V placement with 2 chunks");
+	expect_family_refused("zb-v", in, "V placement with 2 chunks");
 	instance_free(in);
 	in = placed("linear", 4, 1, 8, 1, 1, 1, 0, "");
-	expect_refused("zb-v", in, "V placement");
+	expect_family_refused("zb-v", in, "V placement");
 	instance_free(in);
 }
 
@@ -1218,7 +1199,7 @@ static void test_dualpipev(void **state)
 	for (int p = 1; p <= 6; p++)
 		for (int m = 1; m < 2 * p; m++) {
 			struct instance *in = placed("v", p, 2, m, 1, 1, 1, 0, "");
-			expect_refused("dualpipev", in, "m >= 2p");
+			expect_family_refused("dualpipev", in, "m >= 2p");
 			instance_free(in);
 		}
 	static const struct { const char *pl; int v; } bad[] = {
@@ -1226,7 +1207,7 @@ static void test_dualpipev(void **state)
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		struct instance *in = placed(bad[i].pl, 3, bad[i].v, 12, 1, 1, 1, 0, "");
-		expect_refused("dualpipev", in, "V placement");
+		expect_family_refused("dualpipev", in, "V placement");
 		instance_free(in);
 	}
 }
@@ -1390,13 +1371,13 @@ static void test_dualpipe(void **state)
 				instance_free(ov);
 			}
 	struct instance *in = two_chains(3, 6, 1, "");
-	expect_refused("dualpipe", in, "even number of devices");
+	expect_family_refused("dualpipe", in, "even number of devices");
 	instance_free(in);
 	in = two_chains(4, 3, 1, "");
-	expect_refused("dualpipe", in, "m >= p");
+	expect_family_refused("dualpipe", in, "m >= p");
 	instance_free(in);
 	in = placed("v", 4, 2, 8, 1, 1, 1, 0, "");   /* one chain through both chunks */
-	expect_refused("dualpipe", in, "two chains");
+	expect_family_refused("dualpipe", in, "two chains");
 	instance_free(in);
 }
 
@@ -1442,7 +1423,7 @@ static void test_torch_interleaved_zb(void **state)
 					    2, 3, 1, 1, "");
 				struct tref *t = tref_interleaved(p, v, m, true);
 				if (!t) {
-					expect_refused(name, in, "multiple of max(1, m div p)");
+					expect_family_refused(name, in, "multiple of max(1, m div p)");
 					instance_free(in);
 					continue;
 				}
@@ -1482,10 +1463,10 @@ static void test_torch_interleaved_zb(void **state)
 		}
 
 	in = placed("interleaved", 2, 2, 8, 1, 1, -1, 0, "");
-	expect_refused(name, in, "split backward");
+	expect_family_refused(name, in, "split backward");
 	instance_free(in);
 	in = placed("v", 2, 2, 8, 1, 1, 1, 0, "");
-	expect_refused(name, in, "interleaved placement");
+	expect_family_refused(name, in, "interleaved placement");
 	instance_free(in);
 }
 
@@ -1586,13 +1567,13 @@ static void test_1f1b_dag(void **state)
 	struct instance *in = inst_fmt("{\"devices\":3,\"microbatches\":4,"
 				       "\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"placement\":[0,1,1,2],"
 				       "\"cost\":{\"F\":1,\"B\":1}}");
-	expect_refused("1f1b-dag", in, "at most one stage per device");
+	expect_family_refused("1f1b-dag", in, "at most one stage per device");
 	instance_free(in);
 	in = placed("interleaved", 3, 2, 6, 1, 1, 1, 0, "");
-	expect_refused("1f1b-dag", in, "at most one stage per device");
+	expect_family_refused("1f1b-dag", in, "at most one stage per device");
 	instance_free(in);
 	in = placed("v", 3, 2, 6, 1, 1, -1, 0, "");
-	expect_refused("1f1b-dag", in, "at most one stage per device");
+	expect_family_refused("1f1b-dag", in, "at most one stage per device");
 	instance_free(in);
 }
 
@@ -1794,17 +1775,17 @@ static void test_zb_auto_refusals(void **state)
 {
 	struct instance *in = inst_fmt("{\"devices\":4,\"microbatches\":4,"
 				       "\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
-	expect_refused("zb-auto", in, "chain");
+	expect_family_refused("zb-auto", in, "chain");
 	instance_free(in);
 	in = placed("interleaved", 4, 2, 8, 1, 1, 1, 0, "");
-	expect_refused("zb-auto", in, "one stage per device");
+	expect_family_refused("zb-auto", in, "one stage per device");
 	instance_free(in);
 	in = placed("v", 4, 2, 8, 1, 1, -1, 0, "");
-	expect_refused("zb-auto", in, "one stage per device");
+	expect_family_refused("zb-auto", in, "one stage per device");
 	instance_free(in);
 	in = inst_fmt("{\"devices\":3,\"microbatches\":2,\"placement\":[0,1,1],"
 		      "\"cost\":{\"F\":1,\"B\":1}}");
-	expect_refused("zb-auto", in, "share device");
+	expect_family_refused("zb-auto", in, "share device");
 	instance_free(in);
 }
 
@@ -1957,7 +1938,7 @@ static void test_all_families_grid(void **state)
 								schedule_free(generate_valid(all_names[f], in, s, &r));
 								valid[f]++;
 							} else {
-								expect_refused(all_names[f], in, NULL);
+								expect_family_refused(all_names[f], in, NULL);
 								refused[f]++;
 							}
 						}
@@ -1976,7 +1957,7 @@ static void test_all_families_grid(void **state)
 				schedule_free(generate_valid(all_names[f], in, s, &r));
 				valid[f]++;
 			} else {
-				expect_refused(all_names[f], in, NULL);
+				expect_family_refused(all_names[f], in, NULL);
 				refused[f]++;
 			}
 		}

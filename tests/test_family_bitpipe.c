@@ -35,8 +35,6 @@
 #include "sched/schedule.h"
 #include "sched/sim.h"
 
-static struct schedule sentinel;
-
 /* p = 4, BitPipe's m = 4 (the instance's m = 2) */
 static const char *const code_p4_m4[] = {
 	"F0.0 F0.1 F3.2 F4.2 F3.3 F4.3 F7.0 B7.0 F7.1 B7.1 B4.2 B3.2 B4.3 "
@@ -292,35 +290,25 @@ static void test_peak_activations(void **state)
 		}
 }
 
-static void expect_refused(const struct instance *in, const char *reason)
-{
-	struct schedule *sc = &sentinel;
-	struct error err = {{0}};
-	assert_int_equal(family_generate("bitpipe", in, &sc, &err), STATUS_ERROR);
-	assert_null(sc);
-	assert_contains(err.msg, "family 'bitpipe' does not support");
-	assert_contains(err.msg, reason);
-}
-
 static void test_refusals(void **state)
 {
 	(void)state;
 	struct instance *in = bitpipe_instance(4, 3, 1, 2, -1, "");
-	expect_refused(in, "a multiple of p");
+	expect_family_refused("bitpipe", in, "a multiple of p");
 	instance_free(in);
 	in = parse_instance_ok("{\"devices\":3,\"microbatches\":3,\"placement\":[0,1,2,2,1,0,2,1,0,0,1,2],"
 			       "\"edges\":[[0,1],[1,2],[2,3],[3,4],[4,5],[6,7],[7,8],[8,9],[9,10],[10,11]],"
 			       "\"cost\":{\"F\":1,\"B\":2}}");
-	expect_refused(in, "even number of devices");
+	expect_family_refused("bitpipe", in, "even number of devices");
 	instance_free(in);
 	in = parse_instance_ok("{\"devices\":2,\"microbatches\":2,\"chunks\":4,\"placement\":\"v\","
 			       "\"cost\":{\"F\":1,\"B\":2}}");
-	expect_refused(in, "two chains");
+	expect_family_refused("bitpipe", in, "two chains");
 	instance_free(in);
 	/* two chains, but the V placement's order of chunks, not BitPipe's */
 	in = parse_instance_ok("{\"devices\":2,\"microbatches\":2,\"chunks\":4,\"placement\":\"v\","
 			       "\"edges\":[[0,1],[1,2],[2,3],[4,5],[5,6],[6,7]],\"cost\":{\"F\":1,\"B\":2}}");
-	expect_refused(in, "BitPipe's placement");
+	expect_family_refused("bitpipe", in, "BitPipe's placement");
 	instance_free(in);
 }
 

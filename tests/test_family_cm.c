@@ -33,8 +33,6 @@
 #include "sched/schedule.h"
 #include "sched/sim.h"
 
-/* Not NULL: a refused generate must reset *out to NULL. */
-static struct schedule sentinel;
 
 struct cm {
 	const char *name;
@@ -450,37 +448,24 @@ static void test_bubble_vhalf(void **state)
 	}
 }
 
-static void expect_refused(const char *name, const struct instance *in,
-			   const char *reason)
-{
-	struct schedule *sc = &sentinel;
-	struct error err = {{0}};
-	char want[96];
-	assert_int_equal(family_generate(name, in, &sc, &err), STATUS_ERROR);
-	assert_null(sc);
-	snprintf(want, sizeof want, "family '%s' does not support", name);
-	assert_contains(err.msg, want);
-	assert_contains(err.msg, reason);
-}
-
 static void test_refusals(void **state)
 {
 	static const char *const names[] = {"v-min", "v-half"};
 	for (int f = 0; f < 2; f++) {
 		struct instance *in = vinst(4, 8, 1, 1, -1, 0, "");
-		expect_refused(names[f], in, "split backward");
+		expect_family_refused(names[f], in, "split backward");
 		instance_free(in);
 		in = parse_instance_ok("{\"devices\":4,\"microbatches\":8,\"chunks\":2,"
 				       "\"placement\":\"interleaved\",\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
-		expect_refused(names[f], in, "V placement");
+		expect_family_refused(names[f], in, "V placement");
 		instance_free(in);
 		in = parse_instance_ok("{\"devices\":2,\"microbatches\":8,\"chunks\":3,"
 				       "\"placement\":\"v\",\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
-		expect_refused(names[f], in, "2 chunks per device");
+		expect_family_refused(names[f], in, "2 chunks per device");
 		instance_free(in);
 		in = parse_instance_ok("{\"devices\":4,\"microbatches\":8,"
 				       "\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
-		expect_refused(names[f], in, "V placement");
+		expect_family_refused(names[f], in, "V placement");
 		instance_free(in);
 	}
 }

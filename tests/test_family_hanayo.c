@@ -29,8 +29,6 @@
 #include "sched/schedule.h"
 #include "sched/sim.h"
 
-static struct schedule sentinel;
-
 /* m = 4 = p, W = 1 and 2: SPCL's slot filling and elf's closed form agree */
 static const char *const unit_w1[] = {
 	"F0.0 F0.1 F0.2 F0.3 F7.0 B7.0 F7.1 B7.1 F7.2 B7.2 F7.3 B7.3 B0.0 "
@@ -197,26 +195,16 @@ static void test_peak_activations(void **state)
 			}
 }
 
-static void expect_refused(const struct instance *in, const char *reason)
-{
-	struct schedule *sc = &sentinel;
-	struct error err = {{0}};
-	assert_int_equal(family_generate("hanayo", in, &sc, &err), STATUS_ERROR);
-	assert_null(sc);
-	assert_contains(err.msg, "family 'hanayo' does not support");
-	assert_contains(err.msg, reason);
-}
-
 static void test_refusals(void **state)
 {
 	(void)state;
 	struct instance *in = parse_instance_ok("{\"devices\":2,\"microbatches\":4,\"chunks\":3,"
 						"\"placement\":\"v\",\"cost\":{\"F\":1,\"B\":2}}");
-	expect_refused(in, "even number of chunks");
+	expect_family_refused("hanayo", in, "even number of chunks");
 	instance_free(in);
 	in = parse_instance_ok("{\"devices\":2,\"microbatches\":4,\"chunks\":2,"
 			       "\"placement\":\"interleaved\",\"cost\":{\"F\":1,\"B\":2}}");
-	expect_refused(in, "V placement");
+	expect_family_refused("hanayo", in, "V placement");
 	instance_free(in);
 }
 
