@@ -363,7 +363,8 @@ static void test_warmup_by_hand(void **state)
 
 /*
  * The warm-up bound against brute force where it matters: 3-device chains
- * with a long middle forward, so the wait for a first backward is not a
+ * (and a quarter of them stage DAGs, a fork and a join) with a long
+ * middle forward, so the wait for a first backward is not a
  * whole number of forwards; with and without a memory limit, both
  * objectives. It must never exceed the optimum, and it must be the
  * strictly best bound on some (else the test could not tell it works).
@@ -375,11 +376,15 @@ static void test_warmup_never_above_brute_force(void **state)
 	for (int rep = 0; rep < 240; rep++) {
 		bool split = rep % 3 == 0;
 		char json[1024];
+		/* a chain, or stage DAGs with one stage per device: a fork
+		 * 0 -> {1, 2} and a join {0, 1} -> 2 */
+		static const char *const dags[] = {"", ",\"edges\":[[0,1],[0,2]]",
+						   ",\"edges\":[[0,2],[1,2]]"};
 		int k = snprintf(json, sizeof json,
-				 "{\"devices\":3,\"microbatches\":2,\"comm\":%d,\"objective\":\"%s\","
+				 "{\"devices\":3,\"microbatches\":2,\"comm\":%d,\"objective\":\"%s\"%s,"
 				 "\"cost\":{\"F\":[%d,%d,%d],\"B\":[%d,%d,%d]",
-				 rnd(0, 2), rnd(0, 2) ? "span" : "makespan", rnd(1, 3), rnd(4, 8),
-				 rnd(1, 3), rnd(1, 4), rnd(1, 4), rnd(1, 4));
+				 rnd(0, 2), rnd(0, 2) ? "span" : "makespan", dags[rep % 4 == 3 ? 1 + rep / 4 % 2 : 0],
+				 rnd(1, 3), rnd(4, 8), rnd(1, 3), rnd(1, 4), rnd(1, 4), rnd(1, 4));
 		if (split)
 			k += snprintf(json + k, sizeof json - k, ",\"W\":[%d,%d,%d]", rnd(0, 5),
 				      rnd(0, 5), rnd(0, 5));
