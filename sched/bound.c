@@ -194,15 +194,18 @@ static int64_t jackson(struct work *w, int n)
 
 /* Jobs of device d: one per op type (k,l) on d, standing for its M copies;
  * copies share r and q, so in the preemptive relaxation they are one job
- * of length M * T. (Ops of the measured device always have a head and a
- * tail: they are their own sources and sinks.) */
+ * of length M * T. Ops of the measured device always have a head and a
+ * tail (they are their own sources and sinks); for the span, the ops of
+ * another device count only when they have both, a path from the measured
+ * device's ops and one back to them (a subset of the jobs is a valid
+ * relaxation). */
 static int device_jobs(struct work *w, int d)
 {
 	const struct instance *in = w->in;
 	int n = 0;
 	for (int t = 0; t < w->nodes; t++) {
 		int l = t % in->stages;
-		if (in->stage_device[l] != d)
+		if (in->stage_device[l] != d || w->head[t] == NEG || w->tail[t] == NEG)
 			continue;
 		w->r[n] = w->head[t];
 		w->q[n] = w->tail[t];
@@ -756,7 +759,22 @@ static int64_t chain_bound(const struct work *w, int device)
 	return best;
 }
 
-/* Bounds of device d (or of all devices at once when d < 0, makespan). */
+/*
+ * Bounds of device d's span (heads and tails relative to d's ops), or of
+ * the makespan when d < 0 (from time 0 to the end).
+ *
+ * The device bound runs on every device e, also for d's span: a copy of
+ * an op o of e whose micro-batch has a path from an op of d starts at or
+ * after S_d + head(o), and one whose micro-batch has a path back to an op
+ * of d ends at or before C_d - tail(o); e runs its ops one at a time, so
+ * Jackson's bound over those jobs of e bounds C_d - S_d. It is what the
+ * span needs where the last device's forwards and backwards lie between
+ * device 0's first forward and its last weight pass: with W's deferred,
+ * device p-1 still runs all M forwards and backwards in that window, so
+ *     span_0 >= (p-1)(F + c) + M(F + B) + (p-1)(B + c) + W
+ * on a uniform chain (Zero Bubble's 1.5B p8 m24 2p: 1152599, zb-auto's).
+ * The memory and round-trip bounds stay on d's own ops.
+ */
 static void bounds_for(struct work *w, int d, int *idx,
 		       struct bounds *b)
 {
@@ -768,15 +786,17 @@ static void bounds_for(struct work *w, int d, int *idx,
 	struct ranks rk = {0};
 	if (limited)
 		ranks_build(w, &rk);
-	for (int e = from; e < to; e++) {
+	for (int e = 0; e < in->devices; e++) {
 		int n = device_jobs(w, e);
 		if (n > 0) {
 			int64_t v = jackson(w, n);
 			if (v > b->device) {
 				b->device = v;
-				b->device_at = e;
+				b->device_at = d < 0 ? e : d;   /* the span bounded */
 			}
 		}
+	}
+	for (int e = from; e < to; e++) {
 		if (limited) {
 			int64_t v = memory_bound(w, e, idx);
 			if (v > b->memory) {
