@@ -1695,6 +1695,42 @@ static void test_families_all_listed(void **state)
 /* zb-auto meets the hand-computed lower bound on the bundled example:
  * (p-1)(F+c) + m(F+B) + max((p-1)(B+c) + W, mW) = 57369 + 292864 + 74696
  * = 424929, so it is certified optimal. */
+/* The certified 2p schedules of Zero Bubble's GPT instances
+ * (datasets/ga/zb-gpt/certified): each, re-simulated, meets the lower
+ * bound, so the certificate re-checks from the files alone. The values
+ * are the certificates' own (found by `search`, and zb-auto's for
+ * 1.5b m24, whose bound is the hand formula of test_bound.c's
+ * test_span_across_devices); a lower bound that drops, or a simulator
+ * that times a schedule differently, fails here. */
+static void test_zb_gpt_2p_certificates(void **state)
+{
+	static const struct {
+		const char *name;
+		int64_t span;
+	} certs[] = {{"zb-gpt-1.5b-p8-m24-2p", 1152599}, {"zb-gpt-1.5b-p8-m32-2p", 1472235},
+		     {"zb-gpt-1.5b-p8-m64-2p", 2944921}, {"zb-gpt-6.2b-p8-m24-2p", 1900476}};
+	for (size_t i = 0; i < sizeof certs / sizeof *certs; i++) {
+		char inst[512], cert[512];
+		snprintf(inst, sizeof inst, PIPEOPT_SOURCE_DIR "/datasets/ga/zb-gpt/%s.json", certs[i].name);
+		snprintf(cert, sizeof cert, PIPEOPT_SOURCE_DIR "/datasets/ga/zb-gpt/certified/%s.cert.json",
+			 certs[i].name);
+		json_t *c = json_load_file(cert, 0, NULL);
+		assert_non_null(c);
+		assert_true(json_is_true(get(c, "certified")));
+		assert_int_equal(get_int(c, "objective"), certs[i].span);
+		json_decref(c);
+		struct run r;
+		RUN(&r, "simulate", inst, "--schedule", cert, "--json");
+		assert_int_equal(r.status, 0);
+		json_t *j = parse_json(r.out);
+		assert_int_equal(get_int(j, "span"), certs[i].span);
+		assert_int_equal(get_int(j, "lower_bound"), certs[i].span);
+		assert_true(json_is_true(get(j, "certified")));
+		json_decref(j);
+		run_free(&r);
+	}
+}
+
 static void test_zb_auto_certified(void **state)
 {
 	struct run r;
@@ -2943,6 +2979,7 @@ int main(void)
 		cmocka_unit_test(test_program_file_errors),
 		cmocka_unit_test(test_families_all_listed),
 		cmocka_unit_test(test_zb_auto_certified),
+		cmocka_unit_test(test_zb_gpt_2p_certificates),
 		cmocka_unit_test(test_solve_ga_start),
 		cmocka_unit_test(test_interrupt_search_and_solve),
 		cmocka_unit_test(test_solve_certified_by_bound),
