@@ -661,13 +661,21 @@ struct warmup {
 	int64_t *x;      /* [L] scratch */
 };
 
-/* The least x >= floor with g_l(x) <= idle, or -1 when none exists. */
-static int64_t warmup_window(const struct instance *in, int l, int64_t floor, int64_t idle)
+/* K_l: the most forwards stage l's device can hold before its first
+ * backward. */
+static int64_t warmup_room(const struct instance *in, int l)
 {
-	int64_t f = in->cost[OP_F][l], K = in->microbatches;
+	int64_t K = in->microbatches;
 	int64_t a = in->has_memory ? in->mem[OP_F][l] : 0;
 	if (in->has_limit && a > 0)
 		K = min64(K, in->limit[in->stage_device[l]] / a);
+	return K;
+}
+
+/* The least x >= floor with g_l(x) <= idle, or -1 when none exists. */
+static int64_t warmup_window(const struct instance *in, int l, int64_t floor, int64_t idle)
+{
+	int64_t f = in->cost[OP_F][l], K = warmup_room(in, l);
 	if (f == 0)
 		return floor <= idle ? floor : -1;
 	int64_t n = floor / f;
@@ -698,8 +706,11 @@ static bool warmup_feasible(struct warmup *wu, int64_t V)
 
 /* w: its heads and tails count when makespan (the makespan's). Each
  * device's drain idle (drain_idle, disjoint from the warm-up window) adds
- * to its base. 0 when it does not apply or on no memory. */
-static int64_t warmup_bound(struct work *w, bool makespan)
+ * to its base. 0 when it does not apply or on no memory. forwards, when
+ * not NULL, gets per stage the whole forwards min(K_l, floor(x_l / F_l))
+ * that the x attaining the bound allows before the first backward (0 when
+ * the bound does not apply): a warm-up to build schedules on. */
+static int64_t warmup_bound(struct work *w, bool makespan, int *forwards)
 {
 	const struct instance *in = w->in;
 	int L = in->stages;
@@ -737,6 +748,11 @@ static int64_t warmup_bound(struct work *w, bool makespan)
 		else
 			lo = mid + 1;
 	}
+	if (forwards && warmup_feasible(&wu, lo))
+		for (int l = 0; l < L; l++) {
+			int64_t f = in->cost[OP_F][l], K = warmup_room(in, l);
+			forwards[l] = (int)(f > 0 ? min64(K, wu.x[l] / f) : K);
+		}
 	free(wu.base);
 	return lo;
 }
@@ -831,7 +847,8 @@ static void paths_free(struct work *w)
 	free(w->tail);
 }
 
-static enum status bound_plain(const struct instance *in, struct bounds *b,
+/* forwards: NULL, or [stages] for warmup_bound's warm-up counts. */
+static enum status bound_plain(const struct instance *in, struct bounds *b, int *forwards,
 			       struct error *err)
 {
 	struct work w = {0};
@@ -867,14 +884,14 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 		set_sources(&w, -1);
 		longest_paths(&w);
 		bounds_for(&w, -1, idx, b);
-		b->warmup = warmup_bound(&w, true);
+		b->warmup = warmup_bound(&w, true, forwards);
 	} else {
 		for (int d = 0; d < in->devices; d++) {
 			set_sources(&w, d);
 			longest_paths(&w);
 			bounds_for(&w, d, idx, b);
 		}
-		b->warmup = warmup_bound(&w, false);
+		b->warmup = warmup_bound(&w, false, forwards);
 	}
 	/* the largest, and which argument gave it (the first on a tie) */
 	const struct {
@@ -1031,10 +1048,10 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		return st;
 	}
 	if (!in->has_overlap || in->overlap >= 1)
-		return bound_plain(in, b, err);   /* no pair is shorter than its ops */
+		return bound_plain(in, b, NULL, err);   /* no pair is shorter than its ops */
 	static const double lambdas[] = {0, 0.5, 1};
 	struct bounds plain;
-	if (bound_plain(in, &plain, err))
+	if (bound_plain(in, &plain, NULL, err))
 		return STATUS_ERROR;
 	memset(b, 0, sizeof *b);
 	b->memory_at = b->round_trip_at = b->device_at = -1;
@@ -1045,7 +1062,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 			return STATUS_ERROR;
 		if (!r)
 			continue;
-		enum status st = bound_plain(r, &x, err);
+		enum status st = bound_plain(r, &x, NULL, err);
 		instance_free(r);
 		if (st)
 			return STATUS_ERROR;
@@ -1106,4 +1123,12 @@ enum status bound_tails(const struct instance *in, int64_t *tail, struct error *
 	memcpy(tail, w.tail, w.nodes * sizeof *tail);
 	paths_free(&w);
 	return STATUS_OK;
+}
+
+enum status bound_warmup_forwards(const struct instance *in, int *forwards, struct error *err)
+{
+	struct bounds b;
+	for (int l = 0; l < in->stages; l++)
+		forwards[l] = 0;
+	return bound_plain(in, &b, forwards, err);
 }

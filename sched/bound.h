@@ -47,4 +47,12 @@ enum status bound_releases(const struct instance *in, int64_t *rel, struct error
  * the makespan bounds use it; an exact search prunes with end + tail. */
 enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err);
 
+/* forwards[l], for every stage l: how many whole forwards the warm-up
+ * bound's extremal choice lets stage l's device run before its first
+ * backward, min(K_l, floor(x_l / F_l)) (bound.c, warmup_bound); all 0 where
+ * that bound does not apply (not one stage per device). Computed on the
+ * instance as given (no overlap or recompute relaxation): a warm-up for
+ * building schedules (zb-warm), not a claim. */
+enum status bound_warmup_forwards(const struct instance *in, int *forwards, struct error *err);
+
 #endif

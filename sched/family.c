@@ -18,7 +18,7 @@ static const char *const order[] = {
 	"gpipe", "1f1b", "interleaved", "looped-bfs", "zb-h1", "zb-h2", "zb-v",
 	"v-half", "v-min",
 	"dualpipev", "dualpipe", "bitpipe", "hanayo", "torch-interleaved-zb", "1f1b-dag", "zb-auto",
-	"backward-first", NULL};
+	"zb-warm", "backward-first", NULL};
 
 #define MAX_FAMILIES 64
 
@@ -30,6 +30,9 @@ static struct family c_families[] = {
 	{"zb-auto", "Zero Bubble's greedy heuristic: 8 variants of warm-up and W placement, the best kept",
 	 "chains with one stage per device; honours memory limits and comm", NULL, NULL,
 	 zb_auto_generate},
+	{"zb-warm", "zb-auto with each stage's warm-up from the warm-up lower bound's extremal choice (pipeopt's)",
+	 "chains with one stage per device; honours memory limits and comm", NULL, NULL,
+	 zb_warm_generate},
 	{"backward-first", "list scheduling: a free device runs its oldest ready B, else a forward that fits in memory, else its oldest W",
 	 "any placement and stage DAG; honours memory limits and comm", NULL, NULL,
 	 backward_first_generate},

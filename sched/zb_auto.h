@@ -17,4 +17,9 @@
 enum status zb_auto_generate(const struct instance *in, struct schedule **out,
 			     struct error *err);
 
+/* zb-warm: zb-auto with every stage's warm-up from the warm-up bound
+ * (zb_auto.c). */
+enum status zb_warm_generate(const struct instance *in, struct schedule **out,
+			     struct error *err);
+
 #endif
