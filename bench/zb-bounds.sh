@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Zero Bubble's GPT instances (datasets/ga/zb-gpt, span objective): the
-# lower bound and the argument that gave it, zb-h1 and zb-auto, and the
+# lower bound and the argument that gave it, zb-h1, zb-auto and zb-warm, and the
 # best schedule `solve` returns within T seconds (its GA start and exact
 # search), each as a distance above the bound.
 #
@@ -15,8 +15,8 @@ shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-printf '| instance | lower bound | bound by | zb-h1 | zb-auto | solve %ss (above bound) | certified |\n' "$limit"
-printf '|---|---|---|---|---|---|---|\n'
+printf '| instance | lower bound | bound by | zb-h1 | zb-auto | zb-warm | solve %ss (above bound) | certified |\n' "$limit"
+printf '|---|---|---|---|---|---|---|---|\n'
 for f in datasets/ga/zb-gpt/*.json; do
   "$bin" bound "$f" --json > "$tmp/b.json"
   "$bin" families "$f" --json > "$tmp/fam.json"
@@ -33,6 +33,6 @@ def famv(name):
     return pct(r["objective"]) if r and r.get("objective") is not None else "-"
 best = pct(s["objective"]) if "objective" in s else "error"
 cert = "yes" if s.get("certified") else "no"
-print(f'| {b["instance"]} | {lb} | {b["bound_by"]} | {famv("zb-h1")} | {famv("zb-auto")} | {best} | {cert} |')
+print(f'| {b["instance"]} | {lb} | {b["bound_by"]} | {famv("zb-h1")} | {famv("zb-auto")} | {famv("zb-warm")} | {best} | {cert} |')
 PY
 done
