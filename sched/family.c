@@ -30,7 +30,7 @@ static struct family c_families[] = {
 	{"zb-auto", "Zero Bubble's greedy heuristic: 8 variants of warm-up and W placement, the best kept",
 	 "chains with one stage per device; honours memory limits and comm", NULL, NULL,
 	 zb_auto_generate},
-	{"zb-warm", "zb-auto with each stage's warm-up from the warm-up lower bound's extremal choice (pipeopt's)",
+	{"zb-warm", "zb-auto with each stage's warm-up from the warm-up lower bound's extremal choice, or zb-auto's own if better (pipeopt's)",
 	 "chains with one stage per device; honours memory limits and comm", NULL, NULL,
 	 zb_warm_generate},
 	{"backward-first", "list scheduling: a free device runs its oldest ready B, else a forward that fits in memory, else its oldest W",
