@@ -335,6 +335,41 @@ static bool stage_memory_of(const struct work *w, int d, struct stage_memory *sm
 }
 
 /*
+ * For another device's span (its W's have no path back, so device_jobs
+ * leaves them out): the weight passes of device e, one stage s, that
+ * memory forces before e's last forward F_M. When F_M starts, at most M-1
+ * backwards have run, so a M - b (M-1) - c y <= limit needs
+ *     y >= ceil((a M - b (M-1) - limit) / c)
+ * weight passes done by then. They end before F_M starts, so each is a
+ * job with W's head and F's length plus tail as its tail: appended to the
+ * n jobs of device_jobs (at most one per device, in the W job's place).
+ * In Zero Bubble's units (a = 2, b = c = 1) y = M + 1 - limit: at 2p
+ * memory (limit 4p) from m = 4p on, e.g. p 4, m 16, where it adds exactly
+ * one W to device p-1's window in device 0's span.
+ */
+static int add_forced_weights(struct work *w, int e, int n)
+{
+	const struct instance *in = w->in;
+	struct stage_memory sm;
+	if (!in->split_backward || !stage_memory_of(w, e, &sm) || sm.c <= 0)
+		return n;
+	int L = in->stages, s = sm.s;
+	int64_t hw = w->head[OP_W * L + s], tf = w->tail[OP_F * L + s];
+	if (w->tail[OP_W * L + s] != NEG || hw == NEG || tf == NEG)
+		return n;   /* W already a job, or no path either way */
+	int64_t M = in->microbatches, over = sm.a * M - sm.b * (M - 1) - sm.limit;
+	if (over <= 0)
+		return n;
+	int64_t y = (over + sm.c - 1) / sm.c;
+	if (y > M - 1)
+		y = M - 1;   /* memory cannot be met at all: any bound holds */
+	w->r[n] = hw;
+	w->p[n] = y * sm.TW;
+	w->q[n] = sm.TF + tf;
+	return n + 1;
+}
+
+/*
  * The least number y of weight passes started before F_i, given x
  * backwards started before it, that memory admits: when F_i starts
  * (charged at its start) the memory in use is a i - b x - c y <= limit;
@@ -804,6 +839,8 @@ static void bounds_for(struct work *w, int d, int *idx,
 		ranks_build(w, &rk);
 	for (int e = 0; e < in->devices; e++) {
 		int n = device_jobs(w, e);
+		if (limited && n > 0)
+			n = add_forced_weights(w, e, n);
 		if (n > 0) {
 			int64_t v = jackson(w, n);
 			if (v > b->device) {

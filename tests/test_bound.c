@@ -395,6 +395,19 @@ static void test_span_across_devices(void **state)
 	b = bounds_of(in);
 	assert_int_equal(b.device, 7 * (18522 + 601) + 24 * (18522 + 18086) + 7 * (18086 + 601) + 9337);
 	instance_free(in);
+	/* With memory F +2, B -1, W -1 and limit 3, device 1's last forward
+	 * needs 6 - 2 - y <= 3: one W before it, inside device 0's span (it
+	 * ends before F_3 starts, so its tail is F's length plus F's tail).
+	 * The window then holds 3F + 3B + W: (F + c) + 3F + 3B + W + (c + B +
+	 * W) = 4F + 4B + 2W + 2c = 24, one W more than without the limit. */
+	in = parse_instance_ok(
+		"{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":3,\"B\":2,\"W\":1},"
+		"\"comm\":1,\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":3},"
+		"\"objective\":\"span\"}");
+	b = bounds_of(in);
+	assert_int_equal(b.device, 24);
+	assert_true(brute_optimum(in, NULL) >= 24);
+	instance_free(in);
 }
 
 /*
