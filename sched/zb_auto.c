@@ -294,10 +294,11 @@ static struct schedule *variant(const struct instance *in, int bits, const int *
 	return z.out;
 }
 
-/* The best of the 8 variants, each timed by the simulator; warmup as in
- * struct zb. */
+/* The best of the 8 variants, each timed by the simulator, and its
+ * objective; warmup as in struct zb. */
 static enum status best_variant(const struct instance *in, const char *name,
-				const int *warmup, struct schedule **out, struct error *err)
+				const int *warmup, struct schedule **out, int64_t *objective,
+				struct error *err)
 {
 	struct error why;
 	*out = NULL;
@@ -333,13 +334,15 @@ static enum status best_variant(const struct instance *in, const char *name,
 		return err_set(err, "family '%s' found no valid schedule for instance '%s': %s",
 			       name, in->name, last_reason);
 	*out = best;
+	*objective = best_obj;
 	return STATUS_OK;
 }
 
 enum status zb_auto_generate(const struct instance *in, struct schedule **out,
 			     struct error *err)
 {
-	return best_variant(in, "zb-auto", NULL, out, err);
+	int64_t objective;
+	return best_variant(in, "zb-auto", NULL, out, &objective, err);
 }
 
 /*
@@ -361,24 +364,27 @@ enum status zb_warm_generate(const struct instance *in, struct schedule **out,
 	int *forwards = malloc((in->stages > 0 ? in->stages : 1) * sizeof *forwards);
 	if (!forwards)
 		return err_set(err, "zb-warm: out of memory");
-	enum status st = bound_warmup_forwards(in, forwards, err);
-	struct schedule *own = NULL;
-	if (!st)
-		st = best_variant(in, "zb-warm", forwards, out, err);
-	/* and zb-auto's own warm-up: the better of the two (on random chains
-	 * of GPT-like costs the bound's warm-up alone is worse on 3 of 40) */
-	if (!st && best_variant(in, "zb-warm", NULL, &own, err) == STATUS_OK) {
-		struct sim *sim = sim_new(in);
-		struct sim_result a, b;
-		if (sim && sim_run(sim, *out, &a, NULL) == STATUS_OK &&
-		    sim_run(sim, own, &b, NULL) == STATUS_OK && b.objective < a.objective) {
-			schedule_free(*out);
-			*out = own;
-			own = NULL;
-		}
-		sim_free(sim);
+	if (bound_warmup_forwards(in, forwards, err)) {
+		free(forwards);
+		return STATUS_ERROR;
 	}
-	schedule_free(own);
+	/* the bound's warm-up and zb-auto's own, the better kept (on random
+	 * chains of GPT-like costs the bound's alone is worse on 3 of 40);
+	 * an error only when neither gives a schedule */
+	struct schedule *warm = NULL, *own = NULL;
+	int64_t warm_obj = 0, own_obj = 0;
+	struct error own_err;
+	enum status st = best_variant(in, "zb-warm", forwards, &warm, &warm_obj, err);
+	enum status st_own = best_variant(in, "zb-warm", NULL, &own, &own_obj, &own_err);
 	free(forwards);
-	return st;
+	if (st && st_own)
+		return STATUS_ERROR;   /* err holds the first reason */
+	if (st || (!st_own && own_obj < warm_obj)) {
+		schedule_free(warm);
+		*out = own;
+	} else {
+		schedule_free(own);
+		*out = warm;
+	}
+	return STATUS_OK;
 }
