@@ -707,6 +707,13 @@ static int64_t warmup_room(const struct instance *in, int l)
 	return K;
 }
 
+/* g_l(x): the idle of a window x before stage l's first backward. */
+static int64_t warmup_idle(const struct instance *in, int l, int64_t x)
+{
+	int64_t f = in->cost[OP_F][l];
+	return f > 0 ? x - f * min64(warmup_room(in, l), x / f) : x;
+}
+
 /* The least x >= floor with g_l(x) <= idle, or -1 when none exists. */
 static int64_t warmup_window(const struct instance *in, int l, int64_t floor, int64_t idle)
 {
@@ -730,9 +737,7 @@ static bool warmup_feasible(struct warmup *wu, int64_t V)
 			floor = max64(floor, wu->x[s] + in->cost[OP_F][l] + in->cost[OP_B][s] +
 						     2 * in->succ[e].lag);
 		}
-		if (V < wu->base[l])
-			return false;
-		wu->x[l] = warmup_window(in, l, floor, V - wu->base[l]);
+		wu->x[l] = warmup_window(in, l, floor, V - wu->base[l]);   /* V >= base */
 		if (wu->x[l] < 0)
 			return false;
 	}
@@ -772,10 +777,13 @@ static int64_t warmup_bound(struct work *w, bool makespan, int *forwards)
 		}
 		lo = max64(lo, wu.base[l]);
 	}
-	/* an upper end: the idle of the floors themselves (always feasible) */
+	/* an upper end: with no idle limit every x_l is its floor; the idle
+	 * of those floors is then feasible (the greedy's floors at that V are
+	 * no higher, and each of these x's remains a choice) */
+	warmup_feasible(&wu, INT64_MAX / 4);
 	int64_t hi = lo;
-	while (!warmup_feasible(&wu, hi) && hi < INT64_MAX / 4)
-		hi = hi - lo < 1 ? hi + 1 : hi + 2 * (hi - lo);
+	for (int l = 0; l < L; l++)
+		hi = max64(hi, wu.base[l] + warmup_idle(in, l, wu.x[l]));
 	while (lo < hi) {
 		int64_t mid = lo + (hi - lo) / 2;
 		if (warmup_feasible(&wu, mid))
@@ -884,8 +892,7 @@ static void paths_free(struct work *w)
 	free(w->tail);
 }
 
-/* forwards: NULL, or [stages] for warmup_bound's warm-up counts. */
-static enum status bound_plain(const struct instance *in, struct bounds *b, int *forwards,
+static enum status bound_plain(const struct instance *in, struct bounds *b,
 			       struct error *err)
 {
 	struct work w = {0};
@@ -921,14 +928,14 @@ static enum status bound_plain(const struct instance *in, struct bounds *b, int 
 		set_sources(&w, -1);
 		longest_paths(&w);
 		bounds_for(&w, -1, idx, b);
-		b->warmup = warmup_bound(&w, true, forwards);
+		b->warmup = warmup_bound(&w, true, NULL);
 	} else {
 		for (int d = 0; d < in->devices; d++) {
 			set_sources(&w, d);
 			longest_paths(&w);
 			bounds_for(&w, d, idx, b);
 		}
-		b->warmup = warmup_bound(&w, false, forwards);
+		b->warmup = warmup_bound(&w, false, NULL);
 	}
 	/* the largest, and which argument gave it (the first on a tie) */
 	const struct {
@@ -1085,10 +1092,10 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		return st;
 	}
 	if (!in->has_overlap || in->overlap >= 1)
-		return bound_plain(in, b, NULL, err);   /* no pair is shorter than its ops */
+		return bound_plain(in, b, err);   /* no pair is shorter than its ops */
 	static const double lambdas[] = {0, 0.5, 1};
 	struct bounds plain;
-	if (bound_plain(in, &plain, NULL, err))
+	if (bound_plain(in, &plain, err))
 		return STATUS_ERROR;
 	memset(b, 0, sizeof *b);
 	b->memory_at = b->round_trip_at = b->device_at = -1;
@@ -1099,7 +1106,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 			return STATUS_ERROR;
 		if (!r)
 			continue;
-		enum status st = bound_plain(r, &x, NULL, err);
+		enum status st = bound_plain(r, &x, err);
 		instance_free(r);
 		if (st)
 			return STATUS_ERROR;
@@ -1164,8 +1171,22 @@ enum status bound_tails(const struct instance *in, int64_t *tail, struct error *
 
 enum status bound_warmup_forwards(const struct instance *in, int *forwards, struct error *err)
 {
-	struct bounds b;
+	/* only the paths warmup_bound reads: the makespan's heads and tails,
+	 * or none for the span (its base is the load and the drain idle, whose
+	 * trips warmup_bound computes itself) */
+	struct work w = {0};
+	bool makespan = in->objective == OBJ_MAKESPAN;
 	for (int l = 0; l < in->stages; l++)
 		forwards[l] = 0;
-	return bound_plain(in, &b, forwards, err);
+	if (!paths_alloc(&w, in)) {
+		paths_free(&w);
+		return err_set(err, "bound: out of memory");
+	}
+	if (makespan) {
+		set_sources(&w, -1);
+		longest_paths(&w);
+	}
+	warmup_bound(&w, makespan, forwards);
+	paths_free(&w);
+	return STATUS_OK;
 }

@@ -142,7 +142,7 @@ static void warm_up(struct zb *z)
 	for (int s = 0; s < S; s++)
 		put(z, s, OP_F);
 	int64_t last_t = 0;
-	for (int s = S - 1; s >= 0; s--) {
+	for (int s = S - 1; s >= 0 && !z->warmup; s--) {
 		if (s == S - 1) {
 			last_t = *tend(z, OP_F, s, 0) + cost(z, OP_B, s);
 			continue;
@@ -159,10 +159,10 @@ static void warm_up(struct zb *z)
 		}
 		last_t = (t > last_t + c ? t : last_t + c) + cost(z, OP_B, s);
 	}
-	if (z->warmup)   /* zb-warm: the warm-up bound's counts, first F included */
-		for (int s = 0; s < S; s++)
-			need[s] = z->warmup[s] > z->M ? z->M - 1 :
-				  z->warmup[s] > 0 ? z->warmup[s] - 1 : 0;
+	/* zb-warm: the warm-up bound's counts (the first F is placed), in
+	 * place of the rule above */
+	for (int s = 0; s < S && z->warmup; s++)
+		need[s] = z->warmup[s] < 1 ? 0 : z->warmup[s] > M ? M - 1 : z->warmup[s] - 1;
 	/* A stage warms up with fewer forwards than the one before it (or as
 	 * many, when both reach M): never more, or it would place a forward
 	 * whose input is not yet placed upstream. */
@@ -294,7 +294,7 @@ static struct schedule *variant(const struct instance *in, int bits, const int *
 	return z.out;
 }
 
-/* The best of the 8 variants, each timed by the simulator, and its
+/* The best of the variants, each timed by the simulator, and its
  * objective; warmup as in struct zb. */
 static enum status best_variant(const struct instance *in, const char *name,
 				const int *warmup, struct schedule **out, int64_t *objective,
@@ -311,7 +311,9 @@ static enum status best_variant(const struct instance *in, const char *name,
 	struct schedule *best = NULL;
 	int64_t best_obj = 0;
 	char last_reason[sizeof why.msg] = "memory cannot be fitted in any variant";
-	for (int bits = 0; bits < 8; bits++) {
+	/* with a given warm-up the first switch (a bubble before the first B)
+	 * has nothing to decide: 4 variants */
+	for (int bits = 0; bits < 8; bits += warmup ? 2 : 1) {
 		struct schedule *s = variant(in, bits, warmup);
 		struct sim_result r;
 		if (!s)

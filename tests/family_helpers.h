@@ -1,7 +1,7 @@
 /*
  * Generating and simulating a family's schedule in a test, failing the
- * test with the family's or the simulator's message (test_family.c,
- * test_family_cm.c).
+ * test with the family's or the simulator's message; refusals; a row
+ * against a written order (test_family*.c).
  */
 #ifndef PIPEOPT_FAMILY_HELPERS_H
 #define PIPEOPT_FAMILY_HELPERS_H
@@ -58,6 +58,39 @@ static inline void expect_family_refused(const char *name, const struct instance
 	if (reason)
 		assert_contains(err.msg, reason);
 	assert_null(strchr(err.msg, '\n'));
+}
+
+/* Device d's row of sc, op for op, against text: ops written "F<s>.<j>" or
+ * "B<s>.<j>" (stage s, micro-batch j) in order, white space between.
+ * map, when not NULL, turns each written (s, j) into the instance's stage
+ * and micro-batch (a published order's own numbering); what names the
+ * case in a failure. */
+static inline void expect_row_text(const struct schedule *sc, int d, const char *text,
+				   void (*map)(int *stage, int *mb, const void *ctx),
+				   const void *ctx, const char *what)
+{
+	char kind;
+	int s, j, used, i = 0;
+	while (sscanf(text, " %c%d.%d%n", &kind, &s, &j, &used) == 3) {
+		text += used;
+		int stage = s, mb = j;
+		if (map)
+			map(&stage, &mb, ctx);
+		if (i >= sc->rows[d].len)
+			fail_msg("%s device %d: the family stops at %d ops, expected %c%d.%d next",
+				 what, d, i, kind, s, j);
+		const struct op *o = &sc->rows[d].ops[i];
+		if ((o->kind == OP_F) != (kind == 'F') || o->stage != stage || o->mb != mb) {
+			char got[32];
+			op_format(got, sizeof got, o->kind, o->stage, o->mb);
+			fail_msg("%s device %d position %d: family %s, expected %c%d.%d (stage %d, micro-batch %d)",
+				 what, d, i, got, kind, s, j, stage, mb);
+		}
+		i++;
+	}
+	if (i != sc->rows[d].len)
+		fail_msg("%s device %d: the family runs %d ops, expected %d", what, d,
+			 sc->rows[d].len, i);
 }
 
 #endif

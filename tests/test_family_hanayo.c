@@ -113,26 +113,10 @@ static void expect_orders(int p, int m, int waves, const char *const *rows)
 {
 	struct instance *in = wave_instance(p, m, waves, 1, 2, "");
 	struct schedule *sc = generate_ok("hanayo", in);
-	for (int d = 0; d < p; d++) {
-		const char *c = rows[d];
-		char kind;
-		int s, j, used, i = 0;
-		while (sscanf(c, " %c%d.%d%n", &kind, &s, &j, &used) == 3) {
-			c += used;
-			if (i >= sc->rows[d].len)
-				fail_msg("hanayo p=%d m=%d W=%d device %d: the family stops at %d ops",
-					 p, m, waves, d, i);
-			const struct op *o = &sc->rows[d].ops[i];
-			if ((o->kind == OP_F) != (kind == 'F') || o->stage != s || o->mb != j) {
-				char got[32];
-				op_format(got, sizeof got, o->kind, o->stage, o->mb);
-				fail_msg("hanayo p=%d m=%d W=%d device %d position %d: family %s, expected %c%d.%d",
-					 p, m, waves, d, i, got, kind, s, j);
-			}
-			i++;
-		}
-		assert_int_equal(i, sc->rows[d].len);
-	}
+	char what[48];
+	snprintf(what, sizeof what, "hanayo p=%d m=%d W=%d", p, m, waves);
+	for (int d = 0; d < p; d++)
+		expect_row_text(sc, d, rows[d], NULL, NULL, what);
 	schedule_free(sc);
 	instance_free(in);
 }
