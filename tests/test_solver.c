@@ -12,6 +12,7 @@
 #include "test_helpers.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1151,6 +1152,61 @@ static void test_writer_case(void **state)
 
 /* ---- main ---------------------------------------------------------------------------------- */
 
+/* Fake backends for the isolated solve's crash rule (isolate.c): one that
+ * crashes after its own time limit has passed (CBC 2.10.8's segfault in
+ * CglPreProcess::postProcess when its time runs out), one that crashes at
+ * once. cmocka's handlers are inherited by the child, so each restores
+ * the default action before it raises the signal. */
+static enum status crash_after_limit(const struct milp *m, const struct solver_options *o,
+				     struct solver_result *r, struct error *err)
+{
+	(void)m, (void)r, (void)err;
+	usleep((useconds_t)((o->time_limit + 0.1) * 1e6));
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+	return STATUS_ERROR;
+}
+
+static enum status crash_at_once(const struct milp *m, const struct solver_options *o,
+				 struct solver_result *r, struct error *err)
+{
+	(void)m, (void)o, (void)r, (void)err;
+	signal(SIGSEGV, SIG_DFL);
+	raise(SIGSEGV);
+	return STATUS_ERROR;
+}
+
+static const char *fake_version(void)
+{
+	return "0";
+}
+
+/* A crash past the limit is a stop at the limit, nothing known; a crash
+ * before it is an error naming the solver and the signal. */
+static void test_isolated_crash(void **state)
+{
+	(void)state;
+	struct milp *m = model_infeasible_mip();
+	const struct solver_backend late = {"fake", fake_version, crash_after_limit, 0};
+	const struct solver_backend early = {"fake", fake_version, crash_at_once, 0};
+	struct solver_result r;
+	struct error err = {{0}};
+	if (solver_solve_isolated(&late, m, &(struct solver_options){.threads = 1,
+		.time_limit = 0.2}, &r, &err))
+		fail_msg("crash after the limit: error '%s', expected a stop at the limit", err.msg);
+	assert_int_equal(r.outcome, OUTCOME_TIME_LIMIT);
+	assert_true(r.crashed_at_limit);
+	assert_false(r.has_solution);
+	assert_true(r.bound == -INFINITY);
+	assert_true(r.seconds >= 0.2);
+	solver_result_release(&r);
+	assert_int_equal(solver_solve_isolated(&early, m, &(struct solver_options){.threads = 1,
+		.time_limit = 10}, &r, &err), STATUS_ERROR);
+	assert_non_null(strstr(err.msg, "fake crashed (signal 11)"));
+	solver_result_release(&r);
+	milp_free(m);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
@@ -1171,6 +1227,7 @@ int main(void)
 		cmocka_unit_test(test_bad_models_rejected),
 		cmocka_unit_test(test_output_streams),
 		cmocka_unit_test(test_progress),
+		cmocka_unit_test(test_isolated_crash),
 	};
 	enum { NCASES = sizeof model_cases / sizeof model_cases[0],
 	       NFIXED = sizeof fixed / sizeof fixed[0],
