@@ -189,23 +189,18 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 	if (!got) {
 		free(r->x);
 		r->x = NULL;
-		if (clock_seconds() >= wait.deadline) {
-			/* stopped at the limit or by the interrupt, nothing known */
+		/* Stopped at the limit or by the interrupt, nothing known: killed
+		 * past the deadline, or crashed once the solver's own limit had
+		 * passed (CBC 2.10.8 can segfault in CglPreProcess::postProcess
+		 * when its time runs out in a preprocessed model: seen on a
+		 * time-indexed target of p8 m16 fused, p memory, comm 1, at an
+		 * 8 s solve, about one run in three). A crash before the limit
+		 * stays an error. */
+		bool crashed_late = WIFSIGNALED(wstatus) && o->time_limit > 0 &&
+				    r->seconds >= o->time_limit;
+		if (crashed_late || clock_seconds() >= wait.deadline) {
 			r->outcome = wait.interrupted ? OUTCOME_NO_SOLUTION : OUTCOME_TIME_LIMIT;
 			r->bound = -INFINITY;
-			return STATUS_OK;
-		}
-		/* A crash once the solver's own limit has passed is a stop at
-		 * the limit: CBC 2.10.8 can segfault in CglPreProcess::postProcess
-		 * when its time runs out in the preprocessed model (seen on a
-		 * time-indexed target of p8 m16 fused, p memory, comm 1, at an
-		 * 8 s solve, about one run in three). Nothing is known from it,
-		 * as from a kill at the limit; the caller goes on with what it
-		 * has. A crash before the limit stays an error. */
-		if (WIFSIGNALED(wstatus) && o->time_limit > 0 && r->seconds >= o->time_limit) {
-			r->outcome = OUTCOME_TIME_LIMIT;
-			r->bound = -INFINITY;
-			r->crashed_at_limit = true;
 			return STATUS_OK;
 		}
 		if (WIFSIGNALED(wstatus))

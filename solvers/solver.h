@@ -44,8 +44,6 @@ struct solver_result {
 	double *x;                /* [ncols] the solution, malloc'ed; NULL if none */
 	long nodes;               /* branch-and-bound nodes */
 	double seconds;           /* wall time of the solve */
-	bool crashed_at_limit;    /* the solver process crashed after its own time
-	                             limit (isolate.c): outcome time_limit, nothing known */
 };
 
 void solver_result_release(struct solver_result *r);   /* frees x */
