@@ -237,6 +237,9 @@ enum status cli_write_schedule(const char *path, enum sched_format fmt,
 			       const struct sim_result *r, bool split,
 			       struct error *err)
 {
+	if (fmt == FMT_TORCH_CSV && schedule_has_offload(s))
+		return err_set(err, "output '%s': torch CSV has no action for an offload or a reload; write the schedule as JSON",
+			       path);
 	if (fmt == FMT_TORCH_CSV && schedule_has_recompute(s))
 		return err_set(err, "output '%s': torch CSV has no action for a recomputed backward; write the schedule as JSON",
 			       path);
@@ -288,6 +291,8 @@ json_t *cli_result_json(const struct instance *in, const struct sim_result *r,
 			      "lower_bound", (json_int_t)lb);
 	if (j && in->has_recompute)
 		json_object_set_new(j, "recomputed", json_integer(r->recomputed));
+	if (j && in->has_offload)
+		json_object_set_new(j, "offloaded", json_integer(r->offloaded));
 	struct verdict v = verdict_of((double)r->objective, (double)lb, false, NULL,
 				      OUTCOME_FEASIBLE);
 	v.integral = true;
@@ -324,6 +329,8 @@ void cli_print_result(const struct instance *in, const struct sim_result *r,
 	printf("\n");
 	if (in->has_recompute)
 		printf("recomputed  %d backwards (marked \"recompute\" in the schedule)\n", r->recomputed);
+	if (in->has_offload)
+		printf("offloaded   %d activations (O and L ops on the copy channels)\n", r->offloaded);
 	printf("objective   %s %" PRId64 ", lower bound %" PRId64 ", gap %.2f %%%s\n",
 	       in->objective == OBJ_SPAN ? "span" : "makespan", r->objective, lb,
 	       100.0 * verdict_gap((double)r->objective, (double)lb),

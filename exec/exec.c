@@ -427,6 +427,8 @@ enum status exec_prepare(const struct instance *in, const struct schedule *s,
 	 * recompute kernel yet: a run would time a schedule other than this */
 	if (schedule_has_recompute(s))
 		return err_set(err, "exec: the schedule recomputes activations (B marked \"recompute\"), which the executor does not run yet");
+	if (schedule_has_offload(s))
+		return err_set(err, "exec: the schedule offloads activations (O and L ops), which the executor does not run yet");
 	if (o->hidden < 1 || o->hidden > 8192 || o->rows < 1 || o->rows > 65536)
 		return err_set(err, "exec: hidden must be 1 to 8192 and rows 1 to 65536");
 	if (exec_model_build(in, o->hidden, o->rows, m, err))

@@ -1044,8 +1044,15 @@ static int64_t scaled_back(int64_t v)
  * x_W = -k - x_B. Durations stay the plain costs (a recompute only
  * lengthens its B). Every real schedule is then a relaxed one, timed no
  * later, and a bound of the relaxed instance bounds the real one.
+ *
+ * Offload (instance.h) is relaxed the same way, with k its kept part: an
+ * offloaded micro-batch's prefix sums are a (F), k (after O), a (from L),
+ * a + b, 0, never below the relaxed k, k + x_B, 0 at the compute ops; the
+ * relaxed instance drops O and L (they take no compute time, and without
+ * them every B is ready no later). So a schedule with offloads keeps its
+ * compute orders as a relaxed schedule, timed no later, within memory.
  */
-static enum status recompute_relaxed(const struct instance *in, struct instance **out,
+static enum status dropped_relaxed(const struct instance *in, struct instance **out,
 				     struct error *err)
 {
 	json_t *j = instance_to_json(in), *mem = j ? json_object_get(j, "memory") : NULL;
@@ -1053,7 +1060,8 @@ static enum status recompute_relaxed(const struct instance *in, struct instance 
 	bool ok = mem && f && bb && w;
 	*out = NULL;
 	for (int l = 0; ok && l < in->stages; l++) {
-		int64_t a = in->mem[OP_F][l], b = in->mem[OP_B][l], k = in->recompute_keep[l];
+		int64_t a = in->mem[OP_F][l], b = in->mem[OP_B][l];
+		int64_t k = in->has_recompute ? in->recompute_keep[l] : in->offload_keep[l];
 		int64_t xb = a + b - k <= 0 ? a + b - k : 0;
 		ok = !json_array_append_new(f, json_integer(k)) &&
 		     !json_array_append_new(bb, json_integer(in->split_backward ? xb : -k)) &&
@@ -1069,6 +1077,7 @@ static enum status recompute_relaxed(const struct instance *in, struct instance 
 			json_decref(w);
 		f = bb = w = NULL;
 		json_object_del(j, "recompute");
+		json_object_del(j, "offload");
 		json_object_del(j, "model");
 		st = instance_from_json(j, in->name, out, err);
 	} else {
@@ -1083,9 +1092,9 @@ static enum status recompute_relaxed(const struct instance *in, struct instance 
 
 enum status bound_compute(const struct instance *in, struct bounds *b, struct error *err)
 {
-	if (in->has_recompute) {
+	if (in->has_recompute || in->has_offload) {   /* never both (instance.c) */
 		struct instance *r;
-		if (recompute_relaxed(in, &r, err))
+		if (dropped_relaxed(in, &r, err))
 			return STATUS_ERROR;
 		enum status st = bound_compute(r, b, err);
 		instance_free(r);

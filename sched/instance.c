@@ -479,6 +479,115 @@ static enum status parse_recompute(const struct jr_ctx *c, json_t *root, struct 
 	return finish_recompute(c, in);
 }
 
+static enum status finish_offload(const struct jr_ctx *c, const struct instance *in)
+{
+	if (!in->has_offload)
+		return STATUS_OK;
+	if (!in->has_memory)
+		return jr_fail(c, "offload", "needs memory: offload trades copy time for device memory, and the instance gives no memory deltas");
+	if (in->has_recompute)
+		return jr_fail(c, "offload", "offload together with \"recompute\" is not modelled yet; give one of them");
+	if (in->has_overlap)
+		return jr_fail(c, "offload", "offload together with \"overlap\" is not modelled yet; give one of them");
+	for (int l = 0; l < in->stages; l++) {
+		if (in->offload_cost[l] < 0 || in->offload_cost[l] > INST_MAX_DURATION ||
+		    in->reload_cost[l] < 0 || in->reload_cost[l] > INST_MAX_DURATION)
+			return jr_fail(c, in->offload_cost[l] < 0 || in->offload_cost[l] > INST_MAX_DURATION ?
+				       "offload.O" : "offload.L", "stage %d: outside [0, %lld]",
+				       l, (long long)INST_MAX_DURATION);
+		if (in->offload_keep[l] < 0 || in->offload_keep[l] > in->mem[OP_F][l])
+			return jr_fail(c, "offload.keep", "stage %d: %" PRId64 " is outside [0, %" PRId64 "] (0 to F's memory delta)",
+				       l, in->offload_keep[l], in->mem[OP_F][l]);
+	}
+	for (int d = 0; in->has_host_limit && d < in->devices; d++)
+		if (in->host_limit[d] < 0)
+			return jr_fail(c, "offload.host_limit", "device %d: %" PRId64 " is negative",
+				       d, in->host_limit[d]);
+	return STATUS_OK;
+}
+
+/* Durations from "bandwidth" (memory units per time unit): what an offload
+ * moves, F's delta less the kept part, over the rate, rounded up. */
+static enum status offload_from_bandwidth(const struct jr_ctx *c, const json_t *bw,
+					  struct instance *in)
+{
+	if (!json_is_number(bw) || !(json_number_value(bw) > 0) ||
+	    json_number_value(bw) > 1e18)
+		return jr_fail(c, "offload.bandwidth", "expected a positive number (memory units per time unit), got %s",
+			       json_is_number(bw) ? "a number not above 0" : jr_type_name(bw));
+	double rate = json_number_value(bw);
+	int n = in->stages > 0 ? in->stages : 1;
+	if (!(in->offload_cost = calloc(n, sizeof *in->offload_cost)) ||
+	    !(in->reload_cost = calloc(n, sizeof *in->reload_cost)))
+		return jr_fail(c, "offload", "out of memory");
+	for (int l = 0; l < in->stages; l++) {
+		int64_t moved = in->mem[OP_F][l] - in->offload_keep[l];
+		double t = moved > 0 ? (double)moved / rate : 0;
+		if (t > (double)INST_MAX_DURATION)
+			return jr_fail(c, "offload.bandwidth", "stage %d: moving %" PRId64 " at %g takes longer than %lld",
+				       l, moved, rate, (long long)INST_MAX_DURATION);
+		int64_t whole = (int64_t)t;
+		in->offload_cost[l] = in->reload_cost[l] = whole + ((double)whole < t - 1e-9);
+	}
+	return STATUS_OK;
+}
+
+/* "offload": {"O": cost, "L": cost, "keep": memory, "host_limit": memory}
+ * (each a number or a list per stage, host_limit per device; L defaults to
+ * O, keep to 0, the host to unlimited), or "bandwidth" instead of O and L
+ * (instance.h). */
+static enum status parse_offload(const struct jr_ctx *c, json_t *root, struct instance *in)
+{
+	static const char *const known[] = {"O", "L", "keep", "bandwidth", "host_limit", NULL};
+	json_t *v = json_object_get(root, "offload");
+	if (!v)
+		return STATUS_OK;
+	if (!json_is_object(v))
+		return jr_fail(c, "offload", "expected an object {\"O\": COST, \"L\": COST, \"keep\": MEMORY} or {\"bandwidth\": RATE}, got %s",
+			       jr_type_name(v));
+	if (jr_check_keys(c, "offload", v, known))
+		return STATUS_ERROR;
+	if (!in->has_memory)
+		return jr_fail(c, "offload", "needs memory: offload trades copy time for device memory, and the instance gives no memory deltas");
+	json_t *o = json_object_get(v, "O"), *r = json_object_get(v, "L"),
+	       *keep = json_object_get(v, "keep"), *bw = json_object_get(v, "bandwidth"),
+	       *host = json_object_get(v, "host_limit");
+	if (bw && (o || r))
+		return jr_fail(c, "offload.bandwidth", "give either the durations O and L or the bandwidth, not both");
+	if (!bw && !o)
+		return jr_fail(c, r ? "offload.O" : "offload", r ? "required key is missing (L alone gives no offload duration)" :
+			       "expected \"O\" (with \"L\") or \"bandwidth\"");
+	in->has_offload = true;
+	if (keep) {
+		if (int_or_list(c, "offload.keep", keep, in->stages, "stage", 0, INST_MAX_DELTA,
+				&in->offload_keep))
+			return STATUS_ERROR;
+	} else if (!(in->offload_keep = calloc(in->stages > 0 ? in->stages : 1,
+					       sizeof *in->offload_keep))) {
+		return jr_fail(c, "offload", "out of memory");
+	}
+	for (int l = 0; l < in->stages; l++)
+		if (in->offload_keep[l] > in->mem[OP_F][l])
+			return jr_fail(c, "offload.keep", "stage %d: %" PRId64 " is outside [0, %" PRId64 "] (0 to F's memory delta)",
+				       l, in->offload_keep[l], in->mem[OP_F][l]);
+	if (bw) {
+		if (offload_from_bandwidth(c, bw, in))
+			return STATUS_ERROR;
+	} else if (int_or_list(c, "offload.O", o, in->stages, "stage", 0, INST_MAX_DURATION,
+			       &in->offload_cost) ||
+		   int_or_list(c, r ? "offload.L" : "offload.O", r ? r : o, in->stages, "stage", 0,
+			       INST_MAX_DURATION, &in->reload_cost)) {
+		return STATUS_ERROR;
+	}
+	if (host) {
+		if (int_or_list(c, "offload.host_limit", host, in->devices, "device", 0,
+				INST_MAX_LIMIT, &in->host_limit))
+			return STATUS_ERROR;
+		in->has_host_limit = true;
+	}
+	return finish_offload(c, in);
+}
+
 /* Build pred/succ CSR lists; the lag of an edge is its comm when the two
  * stages sit on different devices, else 0. */
 static enum status build_adjacency(const struct jr_ctx *c, struct instance *in)
@@ -690,7 +799,7 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	static const char *const known[] = {
 		"name", "description", "devices", "microbatches", "chunks",
 		"placement", "edges", "split_backward", "cost", "comm",
-		"memory", "objective", "overlap", "recompute", "model", NULL};
+		"memory", "objective", "overlap", "recompute", "offload", "model", NULL};
 	if (!json_is_object(root))
 		return err_set(c->err, "instance '%s': expected a JSON object at the top level, got %s",
 			       c->source, jr_type_name(root));
@@ -700,6 +809,7 @@ static enum status parse_root(const struct jr_ctx *c, json_t *root,
 	    check_size(c, in) || parse_comm(c, root, in) ||
 	    parse_memory(c, root, in) || parse_objective(c, root, in) ||
 	    parse_overlap(c, root, in) || parse_recompute(c, root, in) ||
+	    parse_offload(c, root, in) ||
 	    parse_model(c, root, in) ||
 	    build_adjacency(c, in) || order_stages(c, in))
 		return STATUS_ERROR;
@@ -765,6 +875,10 @@ void instance_free(struct instance *in)
 	free(in->limit);
 	free(in->recompute_cost);
 	free(in->recompute_keep);
+	free(in->offload_cost);
+	free(in->reload_cost);
+	free(in->offload_keep);
+	free(in->host_limit);
 	free(in->pred_start);
 	free(in->pred);
 	free(in->succ_start);
@@ -786,8 +900,8 @@ int64_t inst_device_load(const struct instance *in, int d)
 
 const char *op_kind_name(int kind)
 {
-	static const char *const names[] = {"F", "B", "W"};
-	return kind >= 0 && kind < OP_KINDS ? names[kind] : "?";
+	static const char *const names[] = {"F", "B", "W", "O", "L"};
+	return kind >= 0 && kind < OP_ALL_KINDS ? names[kind] : "?";
 }
 
 char *op_format(char *buf, int len, int kind, int stage, int mb)
@@ -826,6 +940,16 @@ static json_t *int_list(const int64_t *v, int n)
 	return a;
 }
 
+static json_t *offload_json(const struct instance *in)
+{
+	json_t *o = json_pack("{s:o,s:o,s:o}", "O", int_list(in->offload_cost, in->stages),
+			      "L", int_list(in->reload_cost, in->stages),
+			      "keep", int_list(in->offload_keep, in->stages));
+	if (o && in->has_host_limit)
+		json_object_set_new(o, "host_limit", int_list(in->host_limit, in->devices));
+	return o;
+}
+
 static json_t *recompute_json(const struct instance *in)
 {
 	return json_pack("{s:o,s:o}", "R", int_list(in->recompute_cost, in->stages),
@@ -860,6 +984,8 @@ json_t *instance_canonical_json(const struct instance *in)
 		json_object_set_new(root, "overlap", json_pack("{s:f}", "factor", in->overlap));
 	if (in->has_recompute)   /* the same */
 		json_object_set_new(root, "recompute", recompute_json(in));
+	if (in->has_offload)   /* the same */
+		json_object_set_new(root, "offload", offload_json(in));
 	return root;
 }
 
@@ -1085,7 +1211,7 @@ enum status instance_finish(struct instance *in, const char *source, struct erro
 	    finish_costs(&c, in) || check_size(&c, in) ||
 	    check_list(&c, "comm", in->edge_comm, in->nedges, 0, INST_MAX_DURATION) ||
 	    finish_memory(&c, in) || finish_objective(&c, in) || finish_overlap(&c, in) ||
-	    finish_recompute(&c, in) || finish_model(&c, in) ||
+	    finish_recompute(&c, in) || finish_offload(&c, in) || finish_model(&c, in) ||
 	    build_adjacency(&c, in) || order_stages(&c, in))
 		return STATUS_ERROR;
 	return STATUS_OK;
@@ -1161,6 +1287,8 @@ json_t *instance_to_json(const struct instance *in)
 					   json_pack("{s:f}", "factor", in->overlap));
 	if (in->has_recompute)
 		bad |= json_object_set_new(root, "recompute", recompute_json(in));
+	if (in->has_offload)
+		bad |= json_object_set_new(root, "offload", offload_json(in));
 	if (in->model)
 		bad |= json_object_set_new(root, "model", model_json(in->model));
 	if (bad) {

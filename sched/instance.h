@@ -23,8 +23,13 @@
 #include "common/error.h"
 #include "sched/stage_model.h"
 
-enum op_kind { OP_F = 0, OP_B = 1, OP_W = 2 };
+/* F, B, W are compute ops, indexed 0..kinds-1 in every per-kind array;
+ * O and L (offload, reload) are copy-channel ops, which only a schedule
+ * on an instance with `offload` lists (they have no op id: sim.h keeps
+ * their times apart). */
+enum op_kind { OP_F = 0, OP_B = 1, OP_W = 2, OP_O = 3, OP_L = 4 };
 #define OP_KINDS 3
+#define OP_ALL_KINDS 5
 
 enum objective { OBJ_MAKESPAN = 0, OBJ_SPAN = 1 };
 
@@ -86,6 +91,19 @@ struct instance {
 	bool has_recompute;
 	int64_t *recompute_cost;   /* [L] time units, >= 0 */
 	int64_t *recompute_keep;   /* [L] memory units, 0 <= keep <= mem[F][l] */
+	/* Activation offload (docs/formats.md, instance key `offload`;
+	 * docs/design.md, Offload): each device has a copy channel that runs
+	 * offloads O(l, j) and reloads L(l, j), one at a time; O frees
+	 * inst_moved() when it ends, L takes it back when it starts, B(l, j)
+	 * waits for L(l, j). Which micro-batches to offload, and where, is the
+	 * schedule's choice (ops OP_O, OP_L in its rows). Not with recompute or
+	 * overlap (refused). */
+	bool has_offload;
+	int64_t *offload_cost;     /* [L] O's duration, time units, >= 0 */
+	int64_t *reload_cost;      /* [L] L's duration */
+	int64_t *offload_keep;     /* [L] memory units, 0 <= keep <= mem[F][l] */
+	bool has_host_limit;
+	int64_t *host_limit;       /* [D] host memory units; NULL if unlimited */
 	struct stage_model *model; /* optional "model" (what each stage
 	                              computes, for the executor), or NULL; not
 	                              part of the problem, so not in the
@@ -194,6 +212,18 @@ static inline int64_t inst_f_delta(const struct instance *in, int stage, bool re
 static inline int64_t inst_rebuilt(const struct instance *in, int stage)
 {
 	return in->has_memory ? in->mem[OP_F][stage] - in->recompute_keep[stage] : 0;
+}
+
+/* What an offload moves to the host (and its reload brings back). */
+static inline int64_t inst_moved(const struct instance *in, int stage)
+{
+	return in->mem[OP_F][stage] - in->offload_keep[stage];
+}
+
+/* Whether kind is a copy-channel op (offload or reload). */
+static inline bool op_on_channel(int kind)
+{
+	return kind == OP_O || kind == OP_L;
 }
 
 /* An op's duration, a recomputed B's with its recompute. */

@@ -5,7 +5,8 @@
  * lower-case letter on odd micro-batches so neighbours stay apart; its first
  * column carries the micro-batch number's last digit when the op spans at
  * least two columns. A recomputed B's recompute, its first R time units,
- * is drawn R/r. '.' is idle.
+ * is drawn R/r. '.' is idle. With offload, a device whose row offloads
+ * gets a second line, its copy channel: O/o offloads, L/l reloads.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -23,7 +24,7 @@ static void draw_op(char *line, int width, int64_t mk, int64_t start,
 		c0 = width - 1;
 	if (c1 >= width)
 		c1 = width - 1;
-	char ch = "FBW"[kind];
+	char ch = "FBWOL"[kind];
 	if (mb % 2)
 		ch = (char)(ch - 'A' + 'a');
 	for (int c = c0; c <= c1; c++)
@@ -49,17 +50,36 @@ char *render_ascii(const struct instance *in, const struct schedule *s,
 		return NULL;
 	sb_printf(&sb, "timeline: 1 column = %.4g time units; F/f forward, B/b backward, "
 		  "W/w weight gradient%s (lower case: odd micro-batch), digit: micro-batch mod 10, '.' idle\n",
-		  (double)mk / width, in->has_recompute ? ", R/r a B's recompute" : "");
+		  (double)mk / width, in->has_recompute ? ", R/r a B's recompute" :
+		  in->has_offload ? ", copy line: O/o offload, L/l reload" : "");
 	for (int d = 0; d < s->devices; d++) {
 		memset(line, '.', width);
 		line[width] = 0;
+		bool copies = false;
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
+			if (op_on_channel(o->kind)) {
+				copies = true;
+				continue;
+			}
 			int id = inst_op_id(in, o->kind, o->stage, o->mb);
 			draw_op(line, width, mk, r->start[id], r->end[id], o->kind, o->mb,
 				o->recompute && in->has_recompute ? in->recompute_cost[o->stage] : 0);
 		}
 		sb_printf(&sb, "dev %3d |%s|\n", d, line);
+		if (!copies)
+			continue;
+		memset(line, '.', width);
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			int64_t st, en;
+			if (!op_on_channel(o->kind))
+				continue;
+			sim_op_times(in, r, o, &st, &en);
+			if (en > st)   /* a zero-time copy takes no column */
+				draw_op(line, width, mk, st, en, o->kind, o->mb, 0);
+		}
+		sb_printf(&sb, "    copy|%s|\n", line);
 	}
 	sb_printf(&sb, "        0%*" PRId64 "\n", width + 1, r->makespan);
 	free(line);

@@ -10,7 +10,7 @@
 #define ROW 26       /* px per device */
 #define TOP 40
 
-static const char *const fill[] = {"#4e79a7", "#59a14f", "#f28e2b"};
+static const char *const fill[] = {"#4e79a7", "#59a14f", "#f28e2b", "#9c755f", "#b07aa1"};
 
 /* A round tick step: 1, 2 or 5 times a power of ten, about 10 ticks. */
 static int64_t tick_step(int64_t span)
@@ -51,23 +51,27 @@ char *render_svg(const struct instance *in, const struct schedule *s,
 		  LEFT + PLOT + 20, height);
 	sb_printf(&sb, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
 	sb_printf(&sb, "<text x=\"%d\" y=\"20\" font-size=\"14\">%s: makespan %" PRId64
-		  ", span %" PRId64 ", bubble %.1f%%  (F blue, B green, W orange)</text>\n",
+		  ", span %" PRId64 ", bubble %.1f%%  (F blue, B green, W orange; offload brown, reload purple)</text>\n",
 		  LEFT, in->name, r->makespan, r->span, 100.0 * r->bubble_ratio);
 	for (int d = 0; d < s->devices; d++) {
 		int y = TOP + d * ROW;
 		sb_printf(&sb, "<text x=\"4\" y=\"%d\">device %d</text>\n", y + 17, d);
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
-			int id = inst_op_id(in, o->kind, o->stage, o->mb);
-			double x0 = LEFT + (double)r->start[id] * PLOT / (double)mk;
-			double w = (double)(r->end[id] - r->start[id]) * PLOT / (double)mk;
+			int64_t st, en;
+			sim_op_times(in, r, o, &st, &en);
+			double x0 = LEFT + (double)st * PLOT / (double)mk;
+			double w = (double)(en - st) * PLOT / (double)mk;
+			/* a copy op: a thin bar along the row's foot */
+			int top = op_on_channel(o->kind) ? y + ROW - 6 : y + 2;
+			int h = op_on_channel(o->kind) ? 4 : ROW - 4;
 			sb_printf(&sb, "<rect x=\"%.2f\" y=\"%d\" width=\"%.2f\" height=\"%d\" "
 				  "fill=\"%s\" stroke=\"white\" stroke-width=\"0.5\">"
 				  "<title>%s(%d,%d)%s %" PRId64 "-%" PRId64 "</title></rect>\n",
-				  x0, y + 2, w, ROW - 4, fill[o->kind],
+				  x0, top, w, h, fill[o->kind],
 				  op_kind_name(o->kind), o->stage, o->mb,
-				  o->recompute ? " recomputed" : "", r->start[id], r->end[id]);
-			if (w >= 22)
+				  o->recompute ? " recomputed" : "", st, en);
+			if (w >= 22 && !op_on_channel(o->kind))
 				sb_printf(&sb, "<text x=\"%.2f\" y=\"%d\" text-anchor=\"middle\" "
 					  "fill=\"white\">%s%d</text>\n",
 					  x0 + w / 2, y + 17, op_kind_name(o->kind), o->mb);

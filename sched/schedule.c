@@ -191,6 +191,15 @@ int schedule_has_w(const struct schedule *s)
 	return 0;
 }
 
+bool schedule_has_offload(const struct schedule *s)
+{
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++)
+			if (op_on_channel(s->rows[d].ops[i].kind))
+				return true;
+	return false;
+}
+
 enum status schedule_check_shape(const struct instance *in,
 				 const struct schedule *s, struct error *err)
 {
@@ -214,6 +223,8 @@ enum status schedule_check_shape(const struct instance *in,
 	if (w != in->split_backward)
 		return err_set(err, w ? "the schedule has W ops, the instance fuses the backward"
 				      : "the schedule has no W ops, the instance splits the backward");
+	if (!in->has_offload && schedule_has_offload(s))
+		return err_set(err, "the schedule offloads (O and L ops), the instance has no \"offload\" key");
 	return STATUS_OK;
 }
 
@@ -308,8 +319,12 @@ static enum status parse_op(const json_t *v, const char *source,
 		op->kind = OP_B;   /* "I": torch's name for the input gradient */
 	else if (!strcmp(ks, "W"))
 		op->kind = OP_W;
+	else if (!strcmp(ks, "O"))
+		op->kind = OP_O;   /* an offload (instance key offload) */
+	else if (!strcmp(ks, "L"))
+		op->kind = OP_L;   /* its reload */
 	else
-		return err_set(err, "schedule '%s': %s: kind must be \"F\", \"B\" (or \"I\") or \"W\"",
+		return err_set(err, "schedule '%s': %s: kind must be \"F\", \"B\" (or \"I\"), \"W\", or with offload \"O\" or \"L\"",
 			       source, where);
 	if (!json_is_integer(l) || !json_is_integer(j) ||
 	    json_integer_value(l) < 0 || json_integer_value(j) < 0 ||

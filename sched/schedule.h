@@ -86,6 +86,8 @@ enum status schedule_join_last(struct schedule *s, int d);
 /* Whether any B is marked recomputed. */
 bool schedule_has_recompute(const struct schedule *s);
 
+/* Whether any op is an offload or a reload (OP_O, OP_L). */
+bool schedule_has_offload(const struct schedule *s);
 /* Whether any op runs with the one before it (an overlapped pair). */
 bool schedule_has_pairs(const struct schedule *s);
 

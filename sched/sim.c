@@ -21,6 +21,16 @@ struct sim {
 	int64_t recompute_busy; /* the run's recomputes' time */
 	int recomputed;         /* and their number */
 	int64_t saved;          /* busy time the run's overlapped pairs saved */
+	/* offload (instance has_offload; else unused and small) */
+	uint8_t *copied;        /* [2*L*M] O (c = 0) / L (c = 1) of (l, j) listed */
+	int64_t *cstart, *cend; /* [2*L*M] their times, -1 when not listed */
+	int64_t *chan_free;     /* [D] the copy channel's last end */
+	int64_t *alloc_start;   /* [2*D] latest start of a listed op that takes
+	                           memory, per device and resource (0 compute, 1
+	                           channel) */
+	int64_t *free_end;      /* [D] latest end of a listed op that frees memory */
+	int nchannel;           /* channel ops in the schedule */
+	int offloaded;          /* (stage, micro-batch)s offloaded */
 };
 
 /* Whether op i of the row starts an overlapped pair the instance honours
@@ -77,11 +87,19 @@ struct sim *sim_new(const struct instance *in)
 	s->stack = malloc(D * sizeof *s->stack);
 	s->queued = malloc(D);
 	s->rc = calloc(in->has_recompute ? (size_t)in->stages * in->microbatches : 1, 1);
+	size_t nc = in->has_offload ? 2 * (size_t)in->stages * in->microbatches : 1;
+	s->copied = calloc(nc, 1);
+	s->cstart = malloc(nc * sizeof *s->cstart);
+	s->cend = malloc(nc * sizeof *s->cend);
+	s->chan_free = calloc(D, sizeof *s->chan_free);
+	s->alloc_start = calloc(2 * (size_t)D, sizeof *s->alloc_start);
+	s->free_end = calloc(D, sizeof *s->free_end);
 	for (int l = 0; l < in->stages; l++)
 		for (int k = 0; k < in->kinds; k++)
 			s->busy += in->cost[k][l] * in->microbatches;
 	if (!s->start || !s->end || !s->seen || !s->peak || !s->free_at ||
-	    !s->pos || !s->stack || !s->queued || !s->rc) {
+	    !s->pos || !s->stack || !s->queued || !s->rc || !s->copied || !s->cstart ||
+	    !s->cend || !s->chan_free || !s->alloc_start || !s->free_end) {
 		sim_free(s);
 		return NULL;
 	}
@@ -101,6 +119,12 @@ void sim_free(struct sim *s)
 	free(s->stack);
 	free(s->queued);
 	free(s->rc);
+	free(s->copied);
+	free(s->cstart);
+	free(s->cend);
+	free(s->chan_free);
+	free(s->alloc_start);
+	free(s->free_end);
 	free(s);
 }
 
@@ -141,6 +165,69 @@ static enum status charged(const struct instance *in, int d, int i, const struct
 		       in->limit[d]);
 }
 
+/* Index of the O (c = 0) or L (c = 1) of (l, j) in the copy arrays. */
+static int copy_index(const struct instance *in, int c, int l, int j)
+{
+	return (c * in->stages + l) * in->microbatches + j;
+}
+
+/* Pass 1 for an offload or reload at position i of device d: the instance
+ * has offload, the op is of its stage's device, listed once, in the row
+ * order F, O, L, B of its micro-batch; memory (device and host) moves by
+ * what it copies. */
+static enum status check_copy(struct sim *s, int d, int i, const struct op *o,
+			      int64_t *mem, int64_t *peak, int64_t *host, struct error *err)
+{
+	const struct instance *in = s->in;
+	char a[64], b[64];
+	op_format(a, sizeof a, o->kind, o->stage, o->mb);
+	if (!in->has_offload)
+		return err_set(err, "device %d, position %d: %s is an %s, and the instance has no \"offload\" key",
+			       d, i, a, o->kind == OP_O ? "offload" : "reload");
+	if (o->stage < 0 || o->stage >= in->stages || o->mb < 0 || o->mb >= in->microbatches)
+		return err_set(err, "device %d, position %d: %s is not an op of the instance (%d stages, %d micro-batches)",
+			       d, i, a, in->stages, in->microbatches);
+	if (in->stage_device[o->stage] != d)
+		return err_set(err, "device %d, position %d: %s belongs to stage %d, which runs on device %d",
+			       d, i, a, o->stage, in->stage_device[o->stage]);
+	int c = o->kind == OP_L, x = copy_index(in, c, o->stage, o->mb);
+	if (s->copied[x])
+		return err_set(err, "device %d, position %d: duplicate op %s", d, i, a);
+	if (s->seen[inst_op_id(in, OP_B, o->stage, o->mb)])
+		return err_set(err, "device %d, position %d: %s comes after %s; the row order is F, O, L, B",
+			       d, i, a, op_format(b, sizeof b, OP_B, o->stage, o->mb));
+	if (!c && !s->seen[inst_op_id(in, OP_F, o->stage, o->mb)])
+		return err_set(err, "device %d, position %d: offload %s before %s; the row order is F, O, L, B",
+			       d, i, a, op_format(b, sizeof b, OP_F, o->stage, o->mb));
+	if (c && !s->copied[copy_index(in, 0, o->stage, o->mb)])
+		return err_set(err, "device %d, position %d: reload %s before its offload %s; the row order is F, O, L, B",
+			       d, i, a, op_format(b, sizeof b, OP_O, o->stage, o->mb));
+	s->copied[x] = 1;
+	s->nchannel++;
+	s->offloaded += !c;
+	int64_t moved = inst_moved(in, o->stage);
+	*mem += c ? moved : -moved;
+	*host += c ? -moved : moved;
+	if (in->has_host_limit && *host > in->host_limit[d])
+		return err_set(err, "device %d, position %d: host memory over the limit at %s: %" PRId64 " > %" PRId64,
+			       d, i, a, *host, in->host_limit[d]);
+	return charged(in, d, i, o, "", *mem, peak, err);
+}
+
+/* Every offload of the schedule has its reload before its B (a B before
+ * its reload is caught at the B). */
+static enum status check_reloads(const struct sim *s, struct error *err)
+{
+	const struct instance *in = s->in;
+	char a[64];
+	for (int l = 0; l < in->stages; l++)
+		for (int j = 0; j < in->microbatches; j++)
+			if (s->copied[copy_index(in, 0, l, j)] && !s->copied[copy_index(in, 1, l, j)])
+				return err_set(err, "device %d: offload %s has no reload L(%d,%d) before its B",
+					       in->stage_device[l], op_format(a, sizeof a, OP_O, l, j), l, j);
+	return STATUS_OK;
+}
+
 /* Pass 1: every op is one of the instance's, on its stage's device, at most
  * once; then none is missing. Also tracks memory against the limits: a
  * recomputed micro-batch's F holds the kept part, and its B first takes
@@ -153,11 +240,20 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 	memset(s->seen, 0, s->nops);
 	if (in->has_recompute)
 		read_recompute(s, sc);
+	s->nchannel = s->offloaded = 0;
+	if (in->has_offload)
+		memset(s->copied, 0, 2 * (size_t)in->stages * in->microbatches);
 	long count = 0;
 	for (int d = 0; d < in->devices; d++) {
 		const struct sched_row *row = &sc->rows[d];
-		int64_t mem = 0, peak = 0;
+		int64_t mem = 0, peak = 0, host = 0;
+		int channel = s->nchannel;
 		for (int i = 0; i < row->len; i++) {
+			if (op_on_channel(row->ops[i].kind)) {
+				if (check_copy(s, d, i, &row->ops[i], &mem, &peak, &host, err))
+					return STATUS_ERROR;
+				continue;
+			}
 			if (in->has_overlap && row->ops[i].with_prev && check_pair(row, d, i, err))
 				return STATUS_ERROR;
 			const struct op *o = &row->ops[charged_at(in, row, i)];
@@ -177,6 +273,12 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 				return err_set(err, "device %d, position %d: duplicate op %s",
 					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
 			s->seen[id] = 1;
+			if (in->has_offload && o->kind == OP_B &&
+			    s->copied[copy_index(in, 0, o->stage, o->mb)] &&
+			    !s->copied[copy_index(in, 1, o->stage, o->mb)])
+				return err_set(err, "device %d, position %d: %s before the reload L(%d,%d) of its offloaded activations",
+					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
+					       o->stage, o->mb);
 			if (o->recompute && (o->kind != OP_B || !in->has_recompute))
 				return err_set(err, o->kind != OP_B ?
 					       "device %d, position %d: %s is marked recompute; only a B can be" :
@@ -198,8 +300,10 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 				return STATUS_ERROR;
 		}
 		s->peak[d] = peak;
-		count += row->len;
+		count += row->len - (s->nchannel - channel);
 	}
+	if (in->has_offload && check_reloads(s, err))
+		return STATUS_ERROR;
 	if (count == s->nops)
 		return STATUS_OK;
 	int M = in->microbatches, L = in->stages;
@@ -241,6 +345,60 @@ static enum status report_deadlock(const struct sim *s,
 	return err_set(err, "%s", msg);
 }
 
+/* Offload timing (docs/design.md, Offload): an op that takes memory starts
+ * no earlier than every op listed before it on the other resource that
+ * takes memory, and after every op listed before it that frees memory has
+ * ended; so allocations happen in row order with every earlier free done,
+ * and the row-order sums are the memory in use. `r` is the op's resource
+ * (0 compute, 1 channel). */
+static int64_t memory_floor(const struct sim *s, int d, int r, int64_t st)
+{
+	st = st > s->free_end[d] ? st : s->free_end[d];
+	int64_t other = s->alloc_start[2 * d + 1 - r];
+	return st > other ? st : other;
+}
+
+/* Record a timed op's memory effect for the ops listed after it. */
+static void memory_mark(struct sim *s, int d, int r, int64_t delta, int64_t st, int64_t end)
+{
+	if (delta > 0 && st > s->alloc_start[2 * d + r])
+		s->alloc_start[2 * d + r] = st;
+	if (delta < 0 && end > s->free_end[d])
+		s->free_end[d] = end;
+}
+
+/* An offload or reload of device d: on the channel, after the previous one;
+ * O after its F, L by the memory rule (it takes memory). */
+static void time_copy(struct sim *s, int d, const struct op *o)
+{
+	const struct instance *in = s->in;
+	int c = o->kind == OP_L, x = copy_index(in, c, o->stage, o->mb);
+	int64_t st = s->chan_free[d];
+	if (!c) {
+		int64_t f = s->end[inst_op_id(in, OP_F, o->stage, o->mb)];
+		st = st > f ? st : f;
+	} else {
+		st = memory_floor(s, d, 1, st);
+	}
+	int64_t end = st + (c ? in->reload_cost[o->stage] : in->offload_cost[o->stage]);
+	s->cstart[x] = st;
+	s->cend[x] = s->chan_free[d] = end;
+	int64_t moved = inst_moved(in, o->stage);
+	memory_mark(s, d, 1, c ? moved : -moved, st, end);
+}
+
+/* A compute op's start on an offload instance: a B after its reload, an
+ * op that takes memory by the memory rule. */
+static int64_t offload_start(const struct sim *s, int d, const struct op *o, int64_t st)
+{
+	const struct instance *in = s->in;
+	if (o->kind == OP_B) {
+		int64_t l = s->cend[copy_index(in, 1, o->stage, o->mb)];
+		st = st > l ? st : l;   /* -1 when not offloaded */
+	}
+	return inst_delta(in, o->kind, o->stage) > 0 ? memory_floor(s, d, 0, st) : st;
+}
+
 /* Pass 2: time the ops. A device runs its order until an input is missing;
  * finishing an op re-queues the devices whose ops may wait for it. */
 static enum status time_ops(struct sim *s, const struct schedule *sc,
@@ -251,6 +409,15 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 	int top = 0, done = 0;
 	s->saved = 0;
 	memset(s->end, 0xff, s->nops * sizeof *s->end);   /* all -1 */
+	if (in->has_offload) {
+		size_t nc = 2 * (size_t)L * M;
+		memset(s->cstart, 0xff, nc * sizeof *s->cstart);
+		memset(s->cend, 0xff, nc * sizeof *s->cend);
+		for (int d = 0; d < D; d++) {
+			s->chan_free[d] = s->free_end[d] = 0;
+			s->alloc_start[2 * d] = s->alloc_start[2 * d + 1] = 0;
+		}
+	}
 	for (int d = 0; d < D; d++) {
 		s->pos[d] = 0;
 		s->free_at[d] = 0;
@@ -264,6 +431,10 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 		int pos = s->pos[d];
 		int64_t t = s->free_at[d];
 		while (pos < row->len) {
+			if (in->has_offload && op_on_channel(row->ops[pos].kind)) {
+				time_copy(s, d, &row->ops[pos++]);
+				continue;   /* its inputs are listed before it */
+			}
 			/* one op, or an overlapped pair: both start when both are
 			 * ready and end together, inst_pair_cost later */
 			int n = pair_at(in, row, pos) ? 2 : 1;
@@ -276,6 +447,8 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 			if (st < 0)
 				break;
 			const struct op *a = &row->ops[pos], *b = &row->ops[pos + n - 1];
+			if (in->has_offload)   /* no pairs with offload */
+				st = offload_start(s, d, a, st);
 			dur = inst_op_duration(in, a->kind, a->stage, a->recompute);
 			if (n == 2) {
 				int64_t da = dur, db = inst_op_duration(in, b->kind, b->stage, b->recompute);
@@ -288,6 +461,8 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 				int k = o->kind, l = o->stage, id = (k * L + l) * M + o->mb;
 				s->start[id] = st;
 				s->end[id] = t;
+				if (in->has_offload)
+					memory_mark(s, d, 0, inst_delta(in, k, l), st, t);
 				wake_dependents(in, k, l, d, s->queued, s->stack, &top);
 			}
 			pos += n;
@@ -296,7 +471,7 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 		s->pos[d] = pos;
 		s->free_at[d] = t;
 	}
-	if (done < s->nops)
+	if (done < s->nops + s->nchannel)
 		return report_deadlock(s, sc, err);
 	return STATUS_OK;
 }
@@ -321,6 +496,9 @@ static void summarise(const struct sim *s, const struct schedule *sc,
 	r->objective = in->objective == OBJ_SPAN ? span : makespan;
 	r->busy = s->busy + s->recompute_busy - s->saved;
 	r->recomputed = s->recomputed;
+	r->offloaded = s->offloaded;
+	r->copy_start = in->has_offload ? s->cstart : NULL;
+	r->copy_end = in->has_offload ? s->cend : NULL;
 	r->bubble_ratio = makespan > 0 ?
 		1.0 - (double)r->busy / ((double)in->devices * (double)makespan) : 0.0;
 	r->peak_memory = s->peak;

@@ -14,6 +14,14 @@
  * Memory is the running sum of deltas in each device's order, charged at op
  * start; it must never exceed the device's limit.
  *
+ * Offload (instance has_offload): a row may also list offloads O(l,j) and
+ * reloads L(l,j), run one at a time by the device's copy channel, in row
+ * order F(l,j), O(l,j), L(l,j), B(l,j): O after F ends, B after L ends;
+ * an op that takes memory starts no earlier than every op listed before it
+ * on the other resource that takes memory, and after every op listed
+ * before it that frees memory (docs/design.md, Offload). O and L count in
+ * the memory sums (-/+ inst_moved) and in the host's (+/-).
+ *
  * A schedule is valid when every op of the instance appears exactly once, on
  * the device of its stage, the orders do not contradict the dependencies
  * (else the simulation deadlocks) and memory stays within the limits.
@@ -42,10 +50,33 @@ struct sim_result {
 	                               overlapped pair counted once, at its cost */
 	double bubble_ratio;        /* 1 - busy / (devices * makespan) */
 	int recomputed;             /* B's marked recompute (instance recompute) */
+	int offloaded;              /* (stage, micro-batch)s offloaded (instance
+	                               offload) */
+	const int64_t *copy_start;  /* [2*L*M] offload (c = 0) and reload (c = 1)
+	                               of (l, j) at (c*L + l)*M + j, -1 when not
+	                               offloaded; NULL without offload; owned by
+	                               sim */
+	const int64_t *copy_end;
 	const int64_t *peak_memory; /* [devices] memory units, owned by sim */
 	const int64_t *start;       /* [ops] by op id (inst_op_id), owned by sim */
 	const int64_t *end;         /* [ops] by op id, owned by sim */
 };
+
+/* The times of row op o of a run: a compute op's by its id, an offload's
+ * or reload's from the copy arrays. */
+static inline void sim_op_times(const struct instance *in, const struct sim_result *r,
+				const struct op *o, int64_t *start, int64_t *end)
+{
+	if (op_on_channel(o->kind)) {
+		int x = ((o->kind == OP_L) * in->stages + o->stage) * in->microbatches + o->mb;
+		*start = r->copy_start[x];
+		*end = r->copy_end[x];
+		return;
+	}
+	int id = inst_op_id(in, o->kind, o->stage, o->mb);
+	*start = r->start[id];
+	*end = r->end[id];
+}
 
 /* A simulator for one instance; the instance must outlive it. */
 struct sim *sim_new(const struct instance *in);

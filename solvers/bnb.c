@@ -30,6 +30,16 @@ struct bnb {
 	int64_t *rest_f, *rest_b;/* [D] its forwards' and backwards' part */
 	bool pairs;              /* F&B overlap (rho < 1): pairs are candidates */
 	bool recompute;          /* an F may drop its activations (instance.h) */
+	bool offload;            /* copy channels (instance.h): O, L candidates */
+	bool any_order;          /* recompute or offload: every order (bnb.h) */
+	bool all_seq;            /* memo or offload: no start-order rule */
+	uint8_t *cp;             /* [L*M] 0, or 1 once O(l, j) is placed, 2 once L(l, j) */
+	int64_t *chan_free;      /* [D] the copy channel free from */
+	int64_t *alloc_start;    /* [2*D] latest start of a placed op that takes
+	                            memory, per device and resource (sim.c) */
+	int64_t *free_end;       /* [D] latest end of a placed op that frees memory */
+	int64_t *host;           /* [D] host memory in use */
+	int compute_placed;      /* placed ops less the copies */
 	uint8_t *rc;             /* [L*M] placed F(l, j) dropped them */
 	bool *best_rc;           /* [L*M] rc of the best placement */
 	int rc_words;            /* 64-bit words of pending marks per stage (memo) */
@@ -41,6 +51,7 @@ struct bnb {
 	bool *best_second;       /* [n] second for best_seq */
 	struct cand *cands;      /* [n][K*L] each depth's candidates (heap, not stack) */
 	int placed;
+	int best_len;            /* entries of best_seq */
 	bool memo;               /* dominance mode (bnb.h) */
 	struct memo_table *table;
 	int64_t *key_vals;       /* [D + n] the node's free times and needed ends */
@@ -55,7 +66,20 @@ struct bnb {
 
 static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
-static int op_kind(const struct bnb *s, int o) { return o / (s->L * s->M); }
+/* Op ids: compute ops by inst_op_id, below n; with offload O(l, j) at
+ * n + l*M + j and L(l, j) at n + (L + l)*M + j (op_stage and the
+ * micro-batch, o % M, read the same for both). */
+static int op_kind(const struct bnb *s, int o)
+{
+	if (o < s->n)
+		return o / (s->L * s->M);
+	return (o - s->n) / (s->L * s->M) ? OP_L : OP_O;
+}
+
+static int copy_id(const struct bnb *s, int c, int l, int j)
+{
+	return s->n + (c * s->L + l) * s->M + j;
+}
 static int op_stage(const struct bnb *s, int o) { return o / s->M % s->L; }
 
 /* Whether placed op o is an F that dropped, or a B whose F dropped, its
@@ -74,6 +98,12 @@ static int64_t op_charge(const struct bnb *s, int o, bool drop, int64_t *rise)
 	int k = op_kind(s, o), l = op_stage(s, o);
 	if (k == OP_F)
 		return *rise = inst_f_delta(in, l, drop);
+	if (k == OP_O) {
+		*rise = 0;
+		return -inst_moved(in, l);
+	}
+	if (k == OP_L)
+		return *rise = inst_moved(in, l);
 	int64_t net = inst_delta(in, k, l);
 	if (k == OP_B && recomputed(s, o)) {
 		net += inst_rebuilt(in, l);
@@ -97,6 +127,10 @@ static bool fits(const struct bnb *s, int d, int o, bool drop, int64_t *after)
 static int64_t op_time(const struct bnb *s, int o)
 {
 	int k = op_kind(s, o);
+	if (k == OP_O)
+		return s->in->offload_cost[op_stage(s, o)];
+	if (k == OP_L)
+		return s->in->reload_cost[op_stage(s, o)];
 	return inst_op_duration(s->in, k, op_stage(s, o), k == OP_B && recomputed(s, o));
 }
 
@@ -140,7 +174,8 @@ static int64_t node_bound(const struct bnb *s, int64_t t)
 	if (!span)
 		for (int i = 0; i < s->placed; i++) {
 			int o = s->seq[i];
-			lb = max64(lb, s->end[o] + s->tail[o / s->M]);
+			if (o < s->n)
+				lb = max64(lb, s->end[o] + s->tail[o / s->M]);
 		}
 	return lb;
 }
@@ -189,6 +224,45 @@ static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n
 	return n;
 }
 
+/* The memory rule of offload (sim.c, memory_floor): an op of resource r
+ * that takes memory starts no earlier than the other resource's latest
+ * such start, and after every placed op that frees memory has ended. */
+static int64_t memory_floor(const struct bnb *s, int d, int r, int64_t delta, int64_t at)
+{
+	if (delta <= 0)
+		return at;
+	return max64(at, max64(s->free_end[d], s->alloc_start[2 * d + 1 - r]));
+}
+
+/* With offload: an offload of every placed F whose B is not placed (and
+ * that moves something, within the host's limit), and a reload of every
+ * offloaded one that fits; each on its device's channel. */
+static int copy_candidates(const struct bnb *s, struct cand *c, int n)
+{
+	const struct instance *in = s->in;
+	for (int l = 0; l < s->L; l++) {
+		int d = in->stage_device[l];
+		int64_t moved = inst_moved(in, l);
+		if (moved <= 0)
+			continue;
+		for (int j = 0; j < s->M; j++) {
+			int x = l * s->M + j, f = inst_op_id(in, OP_F, l, j);
+			if (s->end[f] < 0 || s->end[inst_op_id(in, OP_B, l, j)] >= 0 || s->cp[x] == 2)
+				continue;
+			if (s->cp[x] == 0) {
+				if (in->has_host_limit && s->host[d] + moved > in->host_limit[d])
+					continue;
+				c[n++] = (struct cand){copy_id(s, 0, l, j), d, -1,
+						       max64(s->chan_free[d], s->end[f]), false};
+			} else if (!in->has_limit || s->mem[d] + moved <= in->limit[d]) {
+				c[n++] = (struct cand){copy_id(s, 1, l, j), d, -1,
+						       memory_floor(s, d, 1, moved, s->chan_free[d]), false};
+			}
+		}
+	}
+	return n;
+}
+
 /* Op (k, l, j) as a candidate at n (two with an F that may drop): its
  * start, when its inputs are placed and it would not start before t;
  * returns the new count. */
@@ -200,7 +274,14 @@ static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, s
 	if (s->end[o] >= 0)
 		return n;   /* placed */
 	int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
-	if (at < 0 || (!s->memo && !s->pairs && at < t))
+	if (at >= 0 && s->offload) {
+		if (k == OP_B && s->cp[l * s->M + j] == 1)
+			return n;   /* offloaded, not reloaded yet */
+		if (k == OP_B && s->cp[l * s->M + j] == 2)
+			at = max64(at, s->end[copy_id(s, 1, l, j)]);
+		at = memory_floor(s, d, 0, inst_delta(in, k, l), at);
+	}
+	if (at < 0 || (!s->all_seq && !s->pairs && at < t))
 		return n;   /* inputs not placed, or it would start before t */
 	if (fits(s, d, o, false, NULL))
 		c[n++] = (struct cand){o, d, -1, at, false};
@@ -219,11 +300,11 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 	/* micro-batches with no op placed are interchangeable: only the first
 	 * of them may start (symmetry) */
 	int fresh = 0;
-	while (s->recompute && fresh < s->M && s->mb_ops[fresh])
+	while (s->any_order && fresh < s->M && s->mb_ops[fresh])
 		fresh++;
 	for (int kl = 0; kl < s->K * s->L; kl++) {
 		int k = kl / s->L, l = kl % s->L;
-		if (!s->recompute) {
+		if (!s->any_order) {
 			if (s->next[kl] < s->M)
 				n = slot_candidate(s, t, k, l, s->next[kl], c, n);
 			continue;
@@ -232,6 +313,8 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 			if (s->mb_ops[j] || j == fresh)
 				n = slot_candidate(s, t, k, l, j, c, n);
 	}
+	if (s->offload)
+		n = copy_candidates(s, c, n);
 	if (s->pairs) {
 		/* a single that would start before t may still pair with a
 		 * later one (the pair starts at the later's time): pairs first,
@@ -254,9 +337,18 @@ static int candidates(const struct bnb *s, int64_t t, struct cand *c)
 static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 {
 	const struct instance *in = s->in;
-	int k = o / (s->L * s->M), l = o / s->M % s->L;
-	int64_t dur = inst_duration(in, k, l);
+	int k = op_kind(s, o), l = op_stage(s, o);
 	int64_t rise;
+	if (o >= s->n) {   /* a copy: memory, host and its mark */
+		int64_t moved = inst_moved(in, l);
+		s->mem[d] += sign * op_charge(s, o, false, &rise);
+		s->host[d] += sign * (k == OP_O ? moved : -moved);
+		s->cp[l * s->M + o % s->M] += sign;
+		s->end[o] = sign > 0 ? end : -1;
+		return;
+	}
+	int64_t dur = inst_duration(in, k, l);
+	s->compute_placed += sign;
 	s->mem[d] += sign * op_charge(s, o, k == OP_F && recomputed(s, o), &rise);
 	s->rest[d] -= sign * dur;
 	if (k == OP_F)
@@ -264,7 +356,7 @@ static void account(struct bnb *s, int d, int o, int sign, int64_t end)
 	else if (k == OP_B)
 		s->rest_b[d] -= sign * dur;
 	s->next[k * s->L + l] += sign;
-	if (s->recompute)
+	if (s->any_order)
 		s->mb_ops[o % s->M] += sign;
 	s->end[o] = sign > 0 ? end : -1;
 }
@@ -282,11 +374,36 @@ static void mark_drop(struct bnb *s, const struct cand *c, bool on)
 		s->rc[op_stage(s, c->op) * s->M + c->op % s->M] = on && c->drop;
 }
 
-static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
+/* What placing an op changes of its device beyond memory, to undo. */
+struct dev_undo {
+	int64_t free_at, first, chan_free, alloc_start[2], free_end;
+};
+
+static void place(struct bnb *s, const struct cand *c, struct dev_undo *u)
 {
+	int d = c->device;
 	mark_drop(s, c, true);
 	int64_t end = c->at + cand_duration(s, c);
-	*undo_first = s->first[c->device];
+	*u = (struct dev_undo){s->free_at[d], s->first[d], 0, {0, 0}, 0};
+	if (s->offload) {
+		u->chan_free = s->chan_free[d];
+		u->alloc_start[0] = s->alloc_start[2 * d];
+		u->alloc_start[1] = s->alloc_start[2 * d + 1];
+		u->free_end = s->free_end[d];
+		int r = c->op >= s->n, k = op_kind(s, c->op);
+		int64_t delta = r ? (k == OP_O ? -1 : 1) : inst_delta(s->in, k, op_stage(s, c->op));
+		if (delta > 0)
+			s->alloc_start[2 * d + r] = max64(s->alloc_start[2 * d + r], c->at);
+		if (delta < 0)
+			s->free_end[d] = max64(s->free_end[d], end);
+	}
+	if (c->op >= s->n) {   /* a copy: the channel, not the device */
+		s->chan_free[d] = end;
+		account(s, d, c->op, 1, end);
+		s->second[s->placed] = false;
+		s->seq[s->placed++] = c->op;
+		return;
+	}
 	if (s->first[c->device] < 0)
 		s->first[c->device] = c->at;
 	s->free_at[c->device] = end;
@@ -300,8 +417,15 @@ static void place(struct bnb *s, const struct cand *c, int64_t *undo_first)
 	}
 }
 
-static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, int64_t first_before)
+static void unplace(struct bnb *s, const struct cand *c, const struct dev_undo *u)
 {
+	int d = c->device;
+	if (s->offload) {
+		s->chan_free[d] = u->chan_free;
+		s->alloc_start[2 * d] = u->alloc_start[0];
+		s->alloc_start[2 * d + 1] = u->alloc_start[1];
+		s->free_end[d] = u->free_end;
+	}
 	if (c->op2 >= 0) {
 		s->placed--;
 		account(s, c->device, c->op2, -1, 0);
@@ -309,8 +433,8 @@ static void unplace(struct bnb *s, const struct cand *c, int64_t free_before, in
 	s->placed--;
 	account(s, c->device, c->op, -1, 0);
 	mark_drop(s, c, false);
-	s->free_at[c->device] = free_before;
-	s->first[c->device] = first_before;
+	s->free_at[d] = u->free_at;
+	s->first[d] = u->first;
 }
 
 /* ---- dominance (memo) --------------------------------------------------------- */
@@ -355,7 +479,7 @@ static void node_key(struct bnb *s)
 {
 	int kl = s->K * s->L, n = 0;
 	for (int i = 0; i < kl; i++) {
-		if (!s->recompute) {
+		if (!s->any_order) {
 			s->key[n++] = s->next[i];
 			continue;
 		}
@@ -367,6 +491,16 @@ static void node_key(struct bnb *s)
 				w[j / 64] |= (int64_t)1 << (j % 64);
 		n += s->rc_words;
 	}
+	for (int c = 0; s->offload && c < 2; c++)   /* the placed copies, O then L */
+		for (int l = 0; l < s->L; l++) {
+			int64_t *w = s->key + n;
+			for (int q = 0; q < s->rc_words; q++)
+				w[q] = 0;
+			for (int j = 0; j < s->M; j++)
+				if (s->cp[l * s->M + j] > c)
+					w[j / 64] |= (int64_t)1 << (j % 64);
+			n += s->rc_words;
+		}
 	if (!s->recompute)
 		return;
 	for (int l = 0; l < s->L; l++) {
@@ -409,9 +543,20 @@ static int node_values(const struct bnb *s, int64_t *v)
 	int n = 0;
 	for (int d = 0; d < s->D; d++)
 		v[n++] = s->free_at[d];
+	for (int d = 0; s->offload && d < s->D; d++) {
+		v[n++] = s->chan_free[d];
+		v[n++] = s->alloc_start[2 * d];
+		v[n++] = s->alloc_start[2 * d + 1];
+		v[n++] = s->free_end[d];
+	}
 	for (int o = 0; o < s->n; o++)
 		if (s->end[o] >= 0 && needed(s, o / (s->L * s->M), o / s->M % s->L, o % s->M))
 			v[n++] = s->end[o];
+	/* a reload's end, while its B is not placed (an offload's is at most
+	 * its channel's free time, which the values hold) */
+	for (int x = 0; s->offload && x < s->L * s->M; x++)
+		if (s->cp[x] == 2 && !is_placed(s, OP_B, x / s->M, x % s->M))
+			v[n++] = s->end[s->n + s->L * s->M + x];
 	return n;
 }
 
@@ -486,13 +631,14 @@ static void dfs(struct bnb *s, int64_t t)
 	s->nodes++;
 	if (out_of_time(s))
 		return;
-	if (s->placed == s->n) {
+	if (s->compute_placed == s->n) {
 		int64_t obj = objective_now(s);
 		if (obj < s->best) {
 			s->best = obj;
 			s->found = true;
-			memcpy(s->best_seq, s->seq, s->n * sizeof *s->seq);
-			memcpy(s->best_second, s->second, s->n * sizeof *s->second);
+			memcpy(s->best_seq, s->seq, s->placed * sizeof *s->seq);
+			memcpy(s->best_second, s->second, s->placed * sizeof *s->second);
+			s->best_len = s->placed;
 			if (s->recompute)
 				memcpy(s->best_rc, s->rc, (size_t)s->L * s->M);
 		}
@@ -505,10 +651,11 @@ static void dfs(struct bnb *s, int64_t t)
 	struct cand *c = s->cands + (size_t)s->placed * s->cand_cap;
 	int nc = candidates(s, t, c);
 	for (int i = 0; i < nc && !s->stopped && s->best > s->o->lower_bound; i++) {
-		int64_t free_before = s->free_at[c[i].device], first_before;
-		place(s, &c[i], &first_before);
-		dfs(s, s->memo ? 0 : c[i].at);   /* memo: later ops may start earlier */
-		unplace(s, &c[i], free_before, first_before);
+		struct dev_undo u;
+		place(s, &c[i], &u);
+		/* memo, offload: later ops may start earlier */
+		dfs(s, s->all_seq ? 0 : c[i].at);
+		unplace(s, &c[i], &u);
 	}
 }
 
@@ -516,8 +663,8 @@ static void dfs(struct bnb *s, int64_t t)
 static struct schedule *to_schedule(const struct bnb *s)
 {
 	struct schedule *sc = schedule_new(s->D);
-	for (int i = 0; sc && i < s->n; i++) {
-		int o = s->best_seq[i], k = o / (s->L * s->M), l = o / s->M % s->L, j = o % s->M;
+	for (int i = 0; sc && i < s->best_len; i++) {
+		int o = s->best_seq[i], k = op_kind(s, o), l = op_stage(s, o), j = o % s->M;
 		int d = s->in->stage_device[l];
 		if (schedule_push(sc, d, k, l, j) || (s->best_second[i] && schedule_join_last(sc, d))) {
 			schedule_free(sc);
@@ -550,6 +697,11 @@ static void release(struct bnb *s)
 	free(s->rc);
 	free(s->best_rc);
 	free(s->mb_ops);
+	free(s->cp);
+	free(s->chan_free);
+	free(s->alloc_start);
+	free(s->free_end);
+	free(s->host);
 	memo_free(s->table);
 }
 
@@ -568,8 +720,9 @@ static long cand_cap(const struct instance *in)
 		vmax = v > vmax ? v : vmax;
 	}
 	bool pairs = in->has_overlap && in->overlap < 1, rc = in->has_recompute;
-	long per_slot = rc ? in->microbatches : 1;
-	return (in->kinds + rc) * (long)in->stages * per_slot +
+	bool off = in->has_offload;
+	long per_slot = rc || off ? in->microbatches : 1;
+	return (in->kinds + rc + 2 * off) * (long)in->stages * per_slot +
 	       (pairs ? (1 + rc) * (long)in->stages * vmax * per_slot * per_slot : 0);
 }
 
@@ -586,7 +739,10 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->M = in->microbatches;
 	s->K = in->kinds;
 	s->n = inst_nops(in);
-	s->end = malloc(s->n * sizeof *s->end);
+	s->offload = in->has_offload;
+	/* room for the copies: an O and an L per (stage, micro-batch) */
+	int all = s->n + (s->offload ? 2 * s->L * s->M : 0);
+	s->end = malloc(all * sizeof *s->end);
 	s->next = calloc(s->K * s->L, sizeof *s->next);
 	s->free_at = calloc(s->D, sizeof *s->free_at);
 	s->first = malloc(s->D * sizeof *s->first);
@@ -595,28 +751,37 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->rest_f = calloc(s->D, sizeof *s->rest_f);
 	s->rest_b = calloc(s->D, sizeof *s->rest_b);
 	s->tail = malloc(s->K * s->L * sizeof *s->tail);
-	s->seq = malloc(s->n * sizeof *s->seq);
-	s->best_seq = malloc(s->n * sizeof *s->best_seq);
-	s->second = calloc(s->n, sizeof *s->second);
-	s->best_second = calloc(s->n, sizeof *s->best_second);
+	s->seq = malloc(all * sizeof *s->seq);
+	s->best_seq = malloc(all * sizeof *s->best_seq);
+	s->second = calloc(all, sizeof *s->second);
+	s->best_second = calloc(all, sizeof *s->best_second);
+	s->cp = calloc((size_t)s->L * s->M, 1);
+	s->chan_free = calloc(s->D, sizeof *s->chan_free);
+	s->alloc_start = calloc(2 * (size_t)s->D, sizeof *s->alloc_start);
+	s->free_end = calloc(s->D, sizeof *s->free_end);
+	s->host = calloc(s->D, sizeof *s->host);
 	s->pairs = in->has_overlap && in->overlap < 1;
 	s->recompute = in->has_recompute;
+	s->any_order = s->recompute || s->offload;
+	s->all_seq = s->memo || s->offload;
 	s->rc = calloc((size_t)s->L * s->M, 1);
 	s->best_rc = calloc((size_t)s->L * s->M, sizeof *s->best_rc);
 	s->mb_ops = calloc(s->M, sizeof *s->mb_ops);
-	s->rc_words = s->recompute ? (s->M + 63) / 64 : 0;
-	s->key_len = s->K * s->L * (s->recompute ? s->rc_words : 1) + s->L * s->rc_words;
+	s->rc_words = s->any_order ? (s->M + 63) / 64 : 0;
+	s->key_len = s->K * s->L * (s->any_order ? s->rc_words : 1) +
+		     s->L * s->rc_words * (s->recompute + 2 * s->offload);
 	s->cand_cap = (int)cand_cap(in);
-	s->cands = malloc((size_t)s->n * s->cand_cap * sizeof *s->cands);
+	s->cands = malloc((size_t)all * s->cand_cap * sizeof *s->cands);
 	if (!s->end || !s->next || !s->free_at || !s->first || !s->mem || !s->rest ||
 	    !s->rest_f || !s->rest_b || !s->tail || !s->seq || !s->best_seq || !s->second ||
-	    !s->best_second || !s->cands || !s->rc || !s->best_rc || !s->mb_ops)
+	    !s->best_second || !s->cands || !s->rc || !s->best_rc || !s->mb_ops || !s->cp ||
+	    !s->chan_free || !s->alloc_start || !s->free_end || !s->host)
 		return err_set(err, "search: out of memory");
-	for (int o = 0; o < s->n; o++)
+	for (int o = 0; o < all; o++)
 		s->end[o] = -1;
 	if (s->memo) {
 		s->table = memo_new();
-		s->key_vals = malloc((s->D + s->n) * sizeof *s->key_vals);
+		s->key_vals = malloc((5 * s->D + all) * sizeof *s->key_vals);
 		s->key = malloc(s->key_len * sizeof *s->key);
 		if (!s->table || !s->key_vals || !s->key)
 			return err_set(err, "search: out of memory");

@@ -621,7 +621,8 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * search_share replaces the share and lifts the cap; without a limit
 	 * the uncapped makespan search gets 10 s. */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	bool no_milp = (in->has_overlap && in->overlap < 1) || in->has_recompute;
+	bool no_milp = (in->has_overlap && in->overlap < 1) || in->has_recompute ||
+		       in->has_offload;
 	bool given = o->search_share > 0 && o->search_share <= 1;
 	bool capped = !span && !no_milp && !given;
 	double share = given ? o->search_share : no_milp ? 0.95 : span ? 0.5 : 0.1;
@@ -675,7 +676,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	best_heuristic(in, o->start, o->start_name, sim, r);
 	/* every family keeps every activation: with recompute the exact
 	 * search may find a schedule where none of theirs is valid */
-	bool search_only = !r->schedule && in->has_recompute;
+	bool search_only = !r->schedule && (in->has_recompute || in->has_offload);
 	if (search_only)
 		r->objective = INT64_MAX;
 	enum status st = STATUS_OK;
@@ -690,8 +691,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (!r->schedule) {
 		/* a finished search without an incumbent proves there is none */
 		st = err_set(err, r->certified_by ?
-			     "instance '%s': no valid schedule exists: every family and the serial order break the memory limit, and the exact search over every order and recompute choice found none" :
-			     "instance '%s': no valid schedule known (every family and the serial order break the memory limit, and the exact search, which may recompute, found none before it stopped or the instance is beyond it); the instance may be infeasible",
+			     "instance '%s': no valid schedule exists: every family and the serial order break the memory limit, and the exact search over every order and recompute or offload choice found none" :
+			     "instance '%s': no valid schedule known (every family and the serial order break the memory limit, and the exact search, which may recompute or offload, found none before it stopped or the instance is beyond it); the instance may be infeasible",
 			     in->name);
 	} else if (r->certified_by) {
 		/* the exact search proved it (it places overlapped pairs too) */
@@ -700,6 +701,10 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		 * instance's when recomputing may pay, so beyond the exact
 		 * search no proof but the bound's (which relaxes it) */
 		r->unproven = "recompute_not_modelled";
+	} else if (in->has_offload) {
+		/* the MILPs keep every activation on the device and have no
+		 * copy channel: the same, offload_not_modelled */
+		r->unproven = "offload_not_modelled";
 	} else if (in->has_overlap && in->overlap < 1) {
 		/* the MILPs time every op alone: on an instance with F&B overlap
 		 * their optimum is not the instance's, so beyond the exact
