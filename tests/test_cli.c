@@ -1933,6 +1933,51 @@ static void test_solve_recompute(void **state)
 	run_free(&r);
 }
 
+/* Offload end to end on datasets/instances/offload-3x4.json: 22 is the
+ * optimum of the same chain with no memory limit at all (its critical
+ * path and loads: 3 devices, 4 micro-batches, F 1, B 2, comm 1; the bound
+ * says 22 below), so no schedule under the limit does better, and solve
+ * finds one at 22 by offloading (29 without the key: every family stays
+ * at or above it), says how many it offloads, and the schedule
+ * re-simulates to 22 with a copy line in the timeline; the trace puts the
+ * copies on a thread of their own; torch CSV is refused in one line with
+ * no file left. */
+static void test_solve_offload(void **state)
+{
+	struct run r;
+	RUN(&r, "solve", "datasets/instances/offload-3x4.json", "--json", "-o", tmp("off.json"));
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "objective"), 22);
+	assert_string_equal(get_str(j, "status"), "optimal");
+	assert_true(get_int(j, "offloaded") > 0);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "bound", "datasets/instances/offload-3x4.json");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "lower bound    22");
+	run_free(&r);
+	RUN(&r, "simulate", "datasets/instances/offload-3x4.json", "--schedule", tmp("off.json"));
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "makespan    22");
+	assert_contains(r.out, "    copy|");
+	run_free(&r);
+	RUN(&r, "convert", tmp("off.json"), tmp("off.trace.json"), "--instance",
+	    "datasets/instances/offload-3x4.json");
+	assert_int_equal(r.status, 0);
+	run_free(&r);
+	char *trace = slurp(tmp("off.trace.json"), NULL);
+	assert_non_null(trace);
+	assert_contains(trace, "device 0 copy");
+	free(trace);
+	RUN(&r, "convert", tmp("off.json"), tmp("off.csv"), "--instance",
+	    "datasets/instances/offload-3x4.json");
+	assert_failed(&r, (const char *const[]){"torch CSV has no action for an offload", NULL});
+	assert_int_equal(access(tmp("off.csv"), F_OK), -1);
+	run_free(&r);
+}
+
 /* The MILP path on the tiny instance: the certified optimum equals the
  * brute-force optimum, with both solvers; the exported LP and MPS models,
  * solved by the glpsol and cbc programs, give the same optimum. */
@@ -3009,6 +3054,7 @@ int main(void)
 		cmocka_unit_test(test_interrupt_search_and_solve),
 		cmocka_unit_test(test_solve_certified_by_bound),
 		cmocka_unit_test(test_solve_recompute),
+		cmocka_unit_test(test_solve_offload),
 		cmocka_unit_test(test_solve_milp_matches_brute_force),
 		cmocka_unit_test(test_solve_cross_check),
 		cmocka_unit_test(test_solve_time_limit_and_output),

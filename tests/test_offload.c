@@ -1690,7 +1690,8 @@ static long ol_prepare(const struct ol *b, struct ol_rows *rows)
 			if (rows[d].v[i].mem_ok && rows[d].v[i].host_ok && rows[d].v[i].iso_ok)
 				rows[d].v[k++] = rows[d].v[i];
 		rows[d].n = k;
-		qsort(rows[d].v, k, sizeof *rows[d].v, ol_cmp_iso);
+		if (k > 1)
+			qsort(rows[d].v, k, sizeof *rows[d].v, ol_cmp_iso);
 	}
 	return made;
 }
