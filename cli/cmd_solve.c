@@ -105,6 +105,12 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 	json_object_set_new(j, "lower_bound_by", json_string(r->lower_bound_by));
 	if (r->stopped_by)
 		json_object_set_new(j, "stopped_by", json_string(r->stopped_by));
+	if (r->window_windows)
+		json_object_set_new(j, "window_bound", r->window_lo >= 0 ?
+			json_pack("{s:[i,i],s:i,s:f}", "devices", r->window_lo, r->window_hi,
+				  "windows", r->window_windows, "seconds", r->window_seconds) :
+			json_pack("{s:n,s:i,s:f}", "devices", "windows", r->window_windows,
+				  "seconds", r->window_seconds));
 	if (r->search_nodes)
 		json_object_set_new(j, "search", json_pack("{s:I,s:f}", "nodes",
 				    (json_int_t)r->search_nodes, "seconds", r->search_seconds));
@@ -135,8 +141,11 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 			const struct sim_result *sr)
 {
 	cli_print_instance(in);
-	printf("heuristic   %s: %" PRId64 "; lower bound %" PRId64 "\n", r->heuristic,
-	       r->heuristic_objective, r->lower_bound);
+	printf("heuristic   %s: %" PRId64 "; lower bound %" PRId64 " (%s", r->heuristic,
+	       r->heuristic_objective, r->lower_bound, r->lower_bound_by);
+	if (r->window_lo >= 0)
+		printf(": devices %d-%d exact, the others relaxed", r->window_lo, r->window_hi);
+	printf(")\n");
 	if (r->solved)
 		printf("milp        %s %s, %s formulation: %d columns (%d binaries), %d rows; %s after %ld nodes, %.2f s\n",
 		       r->solver, r->solver_version, r->formulation, r->columns, r->binaries,

@@ -19,6 +19,7 @@
  * heads and tails (span_d >= every bound computed from them).
  */
 #include "sched/bound.h"
+#include "sched/jackson.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +35,6 @@ static inline int64_t ext(int64_t a, int64_t add)
 	return a == NEG ? NEG : a + add;
 }
 
-/* A job index with its release date, for sorting without global state. */
-struct keyed {
-	int64_t key;
-	int job;
-};
-
 struct work {
 	const struct instance *in;
 	int nodes;           /* kinds * L */
@@ -48,7 +43,6 @@ struct work {
 	/* Jackson's preemptive schedule */
 	int64_t *r, *p, *q, *rem;
 	int *order, *heap;
-	struct keyed *sorted;
 };
 
 static int64_t dur(const struct instance *in, int t)
@@ -116,80 +110,10 @@ static void longest_paths(struct work *w)
 	}
 }
 
-/* Binary max-heap of job indices keyed by q. */
-static void heap_push(int *heap, int *n, const int64_t *q, int j)
-{
-	int i = (*n)++;
-	while (i > 0 && q[heap[(i - 1) / 2]] < q[j]) {
-		heap[i] = heap[(i - 1) / 2];
-		i = (i - 1) / 2;
-	}
-	heap[i] = j;
-}
-
-static void heap_pop(int *heap, int *n, const int64_t *q)
-{
-	int last = heap[--(*n)], i = 0;
-	for (;;) {
-		int c = 2 * i + 1;
-		if (c >= *n)
-			break;
-		if (c + 1 < *n && q[heap[c + 1]] > q[heap[c]])
-			c++;
-		if (q[heap[c]] <= q[last])
-			break;
-		heap[i] = heap[c];
-		i = c;
-	}
-	if (*n > 0)
-		heap[i] = last;
-}
-
-static int by_key(const void *a, const void *b)
-{
-	int64_t x = ((const struct keyed *)a)->key, y = ((const struct keyed *)b)->key;
-	return (x > y) - (x < y);
-}
-
-/*
- * One device with release dates r, processing times p and delivery times q:
- * every non-preemptive schedule is also a preemptive one, and for the
- * preemptive problem Jackson's rule (at every moment run the released job
- * with the largest q) is optimal, so its value
- *     max_j (C_j + q_j)
- * is a lower bound. It equals Carlier's bound max over job sets S of
- *     min_S r + sum_S p + min_S q,
- * which contains "device load plus unavoidable fill and drain": S = all ops
- * of the device gives head + load + tail.
- */
+/* Jackson's preemptive bound over w's jobs 0..n-1 (sched/jackson.h). */
 static int64_t jackson(struct work *w, int n)
 {
-	int heapn = 0, i = 0;
-	int64_t t = NEG, best = NEG;
-	for (int j = 0; j < n; j++) {
-		w->sorted[j] = (struct keyed){w->r[j], j};
-		w->rem[j] = w->p[j];
-	}
-	qsort(w->sorted, n, sizeof *w->sorted, by_key);
-	for (int j = 0; j < n; j++)
-		w->order[j] = w->sorted[j].job;
-	while (i < n || heapn > 0) {
-		if (heapn == 0)
-			t = max64(t, w->r[w->order[i]]);
-		while (i < n && w->r[w->order[i]] <= t)
-			heap_push(w->heap, &heapn, w->q, w->order[i++]);
-		int j = w->heap[0];
-		int64_t next = i < n ? w->r[w->order[i]] : INT64_MAX;
-		if (t + w->rem[j] <= next) {
-			t += w->rem[j];
-			heap_pop(w->heap, &heapn, w->q);
-			best = max64(best, t + w->q[j]);
-		} else {
-			w->rem[j] -= next - t;
-			t = next;
-		}
-	}
-	return best;
+	return jackson_preemptive(n, w->r, w->p, w->q, w->order, w->heap, w->rem);
 }
 
 /* Jobs of device d: one per op type (k,l) on d, standing for its M copies;
@@ -918,11 +842,10 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 	w.rem = malloc(n * sizeof(int64_t));
 	w.order = malloc(n * sizeof(int));
 	w.heap = malloc(n * sizeof(int));
-	w.sorted = malloc(n * sizeof *w.sorted);
 	int *idx = malloc(in->stages * sizeof(int));
 	enum status st = STATUS_OK;
 	if (!paths || !w.r || !w.p || !w.q || !w.rem ||
-	    !w.order || !w.heap || !w.sorted || !idx) {
+	    !w.order || !w.heap || !idx) {
 		st = err_set(err, "bound: out of memory");
 	} else if (in->objective == OBJ_MAKESPAN) {
 		set_sources(&w, -1);
@@ -957,7 +880,6 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 	free(w.rem);
 	free(w.order);
 	free(w.heap);
-	free(w.sorted);
 	free(idx);
 	return st;
 }

@@ -7,6 +7,7 @@
 #include "common/clock.h"
 #include "common/stop.h"
 #include "sched/bound.h"
+#include "sched/jackson.h"
 #include "sched/ready.h"
 
 struct cand {
@@ -47,12 +48,22 @@ struct bnb {
 	int cand_cap;            /* candidates per depth */
 	bool *second;            /* [n] seq[i] is the B of a pair with seq[i-1] */
 	int64_t *tail;           /* [K*L] bound_tails */
+	int64_t *op_tail;        /* [n] or NULL: per op, with FIFO and memory arcs */
+	int *topo;               /* [n] ops in an order of those arcs */
+	int *arc_start;          /* [n+1] each op's successor arcs */
+	int *arc_to;             /* the arcs' heads */
+	int64_t *arc_lag;
+	int64_t *est;            /* [n] scratch: earliest starts of unplaced ops */
+	int *jobs;               /* [n] scratch */
+	int64_t *jr, *jp, *jq, *jrem; /* [n] scratch: Jackson's jobs */
+	int *heap;
 	int *seq, *best_seq;     /* [n] placement order (op ids) */
 	bool *best_second;       /* [n] second for best_seq */
 	struct cand *cands;      /* [n][K*L] each depth's candidates (heap, not stack) */
 	int placed;
 	int best_len;            /* entries of best_seq */
 	bool memo;               /* dominance mode (bnb.h) */
+	const bool *relaxed;     /* [D] or NULL (bnb_options) */
 	struct memo_table *table;
 	int64_t *key_vals;       /* [D + n] the node's free times and needed ends */
 	int64_t *key;            /* the node's placed set: next, then with
@@ -137,6 +148,9 @@ static int64_t op_time(const struct bnb *s, int o)
 static int64_t objective_now(const struct bnb *s)
 {
 	int64_t obj = 0;
+	if (s->relaxed)
+		for (int o = 0; o < s->n; o++)
+			obj = max64(obj, s->end[o]);
 	for (int d = 0; d < s->D; d++) {
 		if (s->first[d] < 0)
 			continue;
@@ -159,12 +173,172 @@ static int64_t rest_busy(const struct bnb *s, int d)
 	return s->rest[d] - (int64_t)(save + 1 - 1e-9);   /* save rounded up */
 }
 
+/* ---- per-op tails and Jackson's device bound ------------------------------- */
+
+/* The first micro-batch whose F on stage l must wait for B(l, i) (FIFO,
+ * one kind's delta per stage): with a = the F's delta, b and w the B's and
+ * W's frees (a = b + w), the memory in use before F(l, j) is at least this
+ * stage's j a - nb b - nw w >= j a - nb a (nw <= nb), and j a + a - nb a
+ * <= limit needs nb >= j + 1 - floor(limit / a): B(l, j - K) precedes
+ * F(l, j) in the device's order, K = floor(limit / a). Other stages of
+ * the device only add to the memory in use (each holds >= 0). Returns K,
+ * or -1 where no arc applies. */
+static int memory_window(const struct instance *in, int l)
+{
+	if (!in->has_memory || !in->has_limit)
+		return -1;
+	int64_t a = inst_delta(in, OP_F, l);
+	if (a <= 0)
+		return -1;
+	int64_t k = in->limit[in->stage_device[l]] / a;
+	return k < in->microbatches ? (int)k : -1;
+}
+
+/* The successors of op o in the arcs the per-op bounds use: its
+ * dependencies (ready.h), its FIFO successor (the next micro-batch of its
+ * kind and stage starts after it ends: one device) and the memory arc of
+ * memory_window. Writes them to to[] and lag[], returns how many. */
+static int op_succ(const struct bnb *s, int o, int *to, int64_t *lag)
+{
+	const struct instance *in = s->in;
+	int k = o / (s->L * s->M), l = o / s->M % s->L, j = o % s->M, n = 0;
+	/* a relaxed device runs its ops at once: no FIFO or memory arcs */
+	bool serial = !(s->relaxed && s->relaxed[in->stage_device[l]]);
+	if (serial && j + 1 < s->M) {
+		to[n] = o + 1;
+		lag[n++] = 0;
+	}
+	if (k == OP_F) {
+		to[n] = inst_op_id(in, OP_B, l, j);
+		lag[n++] = 0;
+		for (int e = in->succ_start[l]; e < in->succ_start[l + 1]; e++) {
+			to[n] = inst_op_id(in, OP_F, in->succ[e].stage, j);
+			lag[n++] = in->succ[e].lag;
+		}
+	} else if (k == OP_B) {
+		if (in->split_backward) {
+			to[n] = inst_op_id(in, OP_W, l, j);
+			lag[n++] = 0;
+		}
+		for (int e = in->pred_start[l]; e < in->pred_start[l + 1]; e++) {
+			to[n] = inst_op_id(in, OP_B, in->pred[e].stage, j);
+			lag[n++] = in->pred[e].lag;
+		}
+		int K = serial ? memory_window(in, l) : -1;
+		if (K > 0 && j + K < s->M) {
+			to[n] = inst_op_id(in, OP_F, l, j + K);
+			lag[n++] = 0;
+		}
+	}
+	return n;
+}
+
+static int64_t op_dur(const struct bnb *s, int o)
+{
+	return inst_duration(s->in, o / (s->L * s->M), o / s->M % s->L);
+}
+
+/* The arcs of op_succ, a topological order of them (Kahn) and every op's
+ * tail over them: the longest path from its end to the end of the work.
+ * False when out of memory or the arcs have a cycle (then no per-op
+ * bounds). */
+static bool op_graph(struct bnb *s)
+{
+	int n = s->n, cap = n * (4 + s->L);
+	s->arc_start = malloc((n + 1) * sizeof *s->arc_start);
+	s->arc_to = malloc(cap * sizeof *s->arc_to);
+	s->arc_lag = malloc(cap * sizeof *s->arc_lag);
+	s->topo = malloc(n * sizeof *s->topo);
+	s->op_tail = malloc(n * sizeof *s->op_tail);
+	s->est = malloc(n * sizeof *s->est);
+	s->jobs = malloc(n * sizeof *s->jobs);
+	s->jr = malloc(4 * n * sizeof *s->jr);
+	s->heap = malloc(n * sizeof *s->heap);
+	int *indeg = calloc(n, sizeof *indeg);
+	if (!s->arc_start || !s->arc_to || !s->arc_lag || !s->topo || !s->op_tail || !s->est ||
+	    !s->jobs || !s->jr || !s->heap || !indeg) {
+		free(indeg);
+		return false;
+	}
+	s->jp = s->jr + n;
+	s->jq = s->jp + n;
+	s->jrem = s->jq + n;
+	int na = 0;
+	for (int o = 0; o < n; o++) {
+		s->arc_start[o] = na;
+		na += op_succ(s, o, s->arc_to + na, s->arc_lag + na);
+	}
+	s->arc_start[n] = na;
+	for (int i = 0; i < na; i++)
+		indeg[s->arc_to[i]]++;
+	int head = 0, tail = 0;
+	for (int o = 0; o < n; o++)
+		if (!indeg[o])
+			s->topo[tail++] = o;
+	while (head < tail) {
+		int o = s->topo[head++];
+		for (int i = s->arc_start[o]; i < s->arc_start[o + 1]; i++)
+			if (!--indeg[s->arc_to[i]])
+				s->topo[tail++] = s->arc_to[i];
+	}
+	free(indeg);
+	if (tail < n)
+		return false;
+	for (int i = n - 1; i >= 0; i--) {
+		int o = s->topo[i];
+		int64_t t = 0;
+		for (int a = s->arc_start[o]; a < s->arc_start[o + 1]; a++) {
+			int x = s->arc_to[a];
+			t = max64(t, s->arc_lag[a] + op_dur(s, x) + s->op_tail[x]);
+		}
+		s->op_tail[o] = t;
+	}
+	return true;
+}
+
+/* Per device, Jackson's bound over its unplaced ops, released at their
+ * earliest starts (from the placed ops, the device's free time and the
+ * arcs of op_succ) with their tails. */
+static int64_t device_bound(struct bnb *s, int64_t t)
+{
+	const struct instance *in = s->in;
+	for (int o = 0; o < s->n; o++)
+		s->est[o] = max64(t, s->free_at[in->stage_device[o / s->M % s->L]]);
+	int64_t lb = 0;
+	for (int i = 0; i < s->n; i++) {
+		int o = s->topo[i];
+		int64_t v = s->end[o] >= 0 ? s->end[o] : s->est[o] + op_dur(s, o);
+		for (int a = s->arc_start[o]; a < s->arc_start[o + 1]; a++) {
+			int x = s->arc_to[a];
+			if (s->end[x] < 0)
+				s->est[x] = max64(s->est[x], v + s->arc_lag[a]);
+		}
+	}
+	for (int d = 0; d < s->D; d++) {
+		int c = 0;
+		if (s->relaxed && s->relaxed[d])
+			continue;
+		for (int o = 0; o < s->n; o++) {
+			if (s->end[o] >= 0 || in->stage_device[o / s->M % s->L] != d)
+				continue;
+			s->jr[c] = s->est[o];
+			s->jp[c] = op_dur(s, o);
+			s->jq[c] = s->op_tail[o];
+			c++;
+		}
+		lb = max64(lb, jackson_preemptive(c, s->jr, s->jp, s->jq, s->jobs, s->heap, s->jrem));
+	}
+	return lb;
+}
+
 /* A bound on every completion of the node (bnb.h), t the last start. */
 static int64_t node_bound(const struct bnb *s, int64_t t)
 {
 	int64_t lb = 0;
 	bool span = s->in->objective == OBJ_SPAN;
 	for (int d = 0; d < s->D; d++) {
+		if (s->relaxed && s->relaxed[d])
+			continue;
 		int64_t done = max64(s->free_at[d], t) + rest_busy(s, d);
 		if (span)
 			lb = max64(lb, s->first[d] < 0 ? rest_busy(s, d) : done - s->first[d]);
@@ -175,9 +349,15 @@ static int64_t node_bound(const struct bnb *s, int64_t t)
 		for (int i = 0; i < s->placed; i++) {
 			int o = s->seq[i];
 			if (o < s->n)
-				lb = max64(lb, s->end[o] + s->tail[o / s->M]);
+				lb = max64(lb, s->end[o] + max64(s->tail[o / s->M],
+								  s->op_tail ? s->op_tail[o] : 0));
 		}
 	return lb;
+}
+
+static bool span_objective(const struct bnb *s)
+{
+	return s->in->objective == OBJ_SPAN;
 }
 
 static bool out_of_time(struct bnb *s)
@@ -273,7 +453,8 @@ static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, s
 	int o = inst_op_id(in, k, l, j), d = in->stage_device[l], waiting;
 	if (s->end[o] >= 0)
 		return n;   /* placed */
-	int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
+	bool rx = s->relaxed && s->relaxed[d];
+	int64_t at = op_ready_time(in, s->end, k, l, j, rx ? 0 : s->free_at[d], &waiting);
 	if (at >= 0 && s->offload) {
 		if (k == OP_B && s->cp[l * s->M + j] == 1)
 			return n;   /* offloaded, not reloaded yet */
@@ -283,7 +464,7 @@ static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, s
 	}
 	if (at < 0 || (!s->all_seq && !s->pairs && at < t))
 		return n;   /* inputs not placed, or it would start before t */
-	if (fits(s, d, o, false, NULL))
+	if (rx || fits(s, d, o, false, NULL))
 		c[n++] = (struct cand){o, d, -1, at, false};
 	/* dropping only helps where it frees memory */
 	if (k == OP_F && s->recompute && inst_rebuilt(in, l) > 0 && fits(s, d, o, true, NULL))
@@ -406,7 +587,8 @@ static void place(struct bnb *s, const struct cand *c, struct dev_undo *u)
 	}
 	if (s->first[c->device] < 0)
 		s->first[c->device] = c->at;
-	s->free_at[c->device] = end;
+	if (!(s->relaxed && s->relaxed[d]))
+		s->free_at[c->device] = end;
 	account(s, c->device, c->op, 1, end);
 	s->second[s->placed] = false;
 	s->seq[s->placed++] = c->op;
@@ -646,10 +828,21 @@ static void dfs(struct bnb *s, int64_t t)
 	}
 	if (node_bound(s, t) >= s->best)
 		return;   /* no completion beats the incumbent */
+	if (s->op_tail && s->o->jackson && !span_objective(s) &&
+	    device_bound(s, s->all_seq ? 0 : t) >= s->best)
+		return;   /* some device cannot fit its ops left before the incumbent */
 	if (s->memo && dominated(s))
 		return;   /* an earlier node of this placed set was no later anywhere */
 	struct cand *c = s->cands + (size_t)s->placed * s->cand_cap;
 	int nc = candidates(s, t, c);
+	for (int i = 0; s->relaxed && i < nc; i++)
+		if (s->relaxed[c[i].device]) {
+			/* a relaxed device's op waits for nothing but its inputs,
+			 * which are placed: placing it now loses no completion */
+			c[0] = c[i];
+			nc = 1;
+			break;
+		}
 	for (int i = 0; i < nc && !s->stopped && s->best > s->o->lower_bound; i++) {
 		struct dev_undo u;
 		place(s, &c[i], &u);
@@ -689,6 +882,15 @@ static void release(struct bnb *s)
 	free(s->second);
 	free(s->best_second);
 	free(s->tail);
+	free(s->op_tail);
+	free(s->topo);
+	free(s->arc_start);
+	free(s->arc_to);
+	free(s->arc_lag);
+	free(s->est);
+	free(s->jobs);
+	free(s->jr);
+	free(s->heap);
 	free(s->seq);
 	free(s->best_seq);
 	free(s->cands);
@@ -794,6 +996,18 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 		s->rest_f[in->stage_device[l]] += inst_duration(in, OP_F, l) * s->M;
 		s->rest_b[in->stage_device[l]] += inst_duration(in, OP_B, l) * s->M;
 	}
+	if (!s->any_order && !s->pairs && !op_graph(s)) {
+		free(s->op_tail);
+	free(s->topo);
+	free(s->arc_start);
+	free(s->arc_to);
+	free(s->arc_lag);
+	free(s->est);
+	free(s->jobs);
+	free(s->jr);
+	free(s->heap);
+		s->op_tail = NULL;
+	}
 	return bound_tails(in, s->tail, err);
 }
 
@@ -801,7 +1015,8 @@ enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 		      struct bnb_result *r, struct error *err)
 {
 	struct bnb s = {.in = in, .o = o, .best = o->incumbent, .t0 = clock_seconds(),
-			.memo = o->memo && in->objective == OBJ_MAKESPAN};
+			.memo = o->memo && in->objective == OBJ_MAKESPAN,
+			.relaxed = o->memo && in->objective == OBJ_MAKESPAN ? o->relaxed : NULL};
 	memset(r, 0, sizeof *r);
 	if (!bnb_takes(in))
 		return err_set(err, "instance '%s': %d ops, more than the search takes (%d, and %ld candidates per depth at most)",

@@ -17,7 +17,17 @@
  *   makespan >= max over devices d of max(free_d, t) + remaining load_d,
  *               t the last placed start (no later op starts before it);
  *   makespan >= end(o) + tail(o) for every placed op o (tail: the longest
- *               path after o in its micro-batch, sched/bound.c);
+ *               path after o in its micro-batch, sched/bound.c; where FIFO
+ *               holds and no pairs are placed, the longest path over the
+ *               dependencies, the FIFO order of each (kind, stage), whose
+ *               next op starts after o ends on the same device, and the
+ *               memory arcs: with the F's delta a on stage l and the
+ *               device's limit, F(l, j + floor(limit / a)) starts after
+ *               B(l, j) ends, bnb.c memory_window);
+ *   with `jackson`, Jackson's preemptive bound on every device over the
+ *               ops left, each released at its earliest start (the placed
+ *               ops' ends, the device's free time, those arcs) and with
+ *               its tail (sched/jackson.h);
  *   span     >= max over devices d with a first op at S_d of
  *               max(free_d, t) + remaining load_d - S_d, and the remaining
  *               load of a device without ops yet;
@@ -50,6 +60,13 @@
  * rebuild meets F(0,2)'s activation: 2 > 1). So on an instance with
  * recompute every not-placed micro-batch of a slot is a candidate, and
  * the dominance key is the placed set itself (bits per slot), not counts.
+ *
+ * With `relaxed` (memo only) the marked devices run any number of ops at
+ * once and have no memory limit: their ops start when their inputs have
+ * arrived, are placed as soon as they can be (placing them later gains
+ * nothing: no other op waits on their device), and count in no device's
+ * load, FIFO or memory arc. The optimum is then that of the relaxation,
+ * a lower bound of the instance's (solvers/relax.h).
  *
  * With `memo` (makespan only) the start-order rule is dropped: any op whose
  * inputs are placed may come next, and a node is pruned when an earlier
@@ -88,6 +105,12 @@ struct bnb_options {
 	int64_t lower_bound;     /* a proven bound: stop when a schedule meets it */
 	bool memo;               /* makespan: any placement order, with dominance
 	                            between nodes of one placed set (bnb.md) */
+	bool jackson;            /* prune by Jackson's preemptive bound per
+	                            device over the ops left (bnb.c) */
+	const bool *relaxed;     /* [devices] or NULL: a relaxed device runs any
+	                            number of ops at once and has no memory
+	                            limit (a relaxation: its optimum is a lower
+	                            bound of the instance's); memo only */
 };
 
 struct bnb_result {

@@ -29,6 +29,7 @@
 #include "sched/sim.h"
 #include "solvers/backend.h"
 #include "solvers/bnb.h"
+#include "solvers/relax.h"
 
 
 /* Keep s if it is valid and better than the best so far (takes s). */
@@ -659,6 +660,45 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	return STATUS_OK;
 }
 
+/*
+ * Window bounds (relax.h) between the heuristics and the exact search:
+ * a tenth of the time left and at most RELAX_CAP seconds (also without a
+ * limit). Each window's proof is a lower bound of the instance, so a
+ * window that meets the best schedule certifies it (by the bound), and
+ * the search and the MILP's targets start from the raised bound.
+ */
+#define RELAX_CAP 2.0   /* seconds */
+
+static enum status window_bounds(const struct instance *in, const struct exact_options *o,
+				 double t0, struct exact_result *r, struct error *err)
+{
+	if (!relax_takes(in) || !r->schedule)
+		return STATUS_OK;
+	double limit = RELAX_CAP;
+	if (o->time_limit > 0) {
+		double share = 0.1 * (o->time_limit - (clock_seconds() - t0));
+		limit = share < limit ? share : limit;
+	}
+	if (limit <= 0.01)
+		return STATUS_OK;
+	struct relax_options ro = {.time_limit = limit, .lower_bound = r->bound,
+				   .upper_bound = r->objective};
+	struct relax_result rr;
+	if (relax_bound(in, &ro, &rr, err))
+		return STATUS_ERROR;
+	r->window_lo = rr.lo;
+	r->window_hi = rr.hi;
+	r->window_windows = rr.windows;
+	r->window_seconds = rr.seconds;
+	if (rr.bound > r->bound) {
+		r->bound = r->lower_bound = rr.bound;
+		r->lower_bound_by = "window";
+	}
+	if (r->bound >= r->objective)
+		r->certified_by = "bound";
+	return STATUS_OK;
+}
+
 enum status exact_solve(const struct instance *in, const struct exact_options *o,
 			struct exact_result *r, struct error *err)
 {
@@ -666,6 +706,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	struct bounds lb;
 	memset(r, 0, sizeof *r);
 	r->cross_check = "not run";
+	r->window_lo = r->window_hi = -1;
 	if (bound_compute(in, &lb, err))
 		return STATUS_ERROR;
 	struct sim *sim = sim_new(in);
@@ -686,6 +727,10 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (r->schedule && r->objective <= r->bound && !o->always_milp) {
 		r->bound = r->objective;
 		r->certified_by = "bound";
+	} else if (!o->always_milp && window_bounds(in, o, t0, r, err)) {
+		st = STATUS_ERROR;
+	} else if (r->certified_by) {
+		/* a window's bound meets the best schedule */
 	} else if (!o->always_milp && exact_search(in, o, t0, sim, r, err)) {
 		st = STATUS_ERROR;
 	} else if (!r->schedule) {

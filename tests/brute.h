@@ -35,6 +35,10 @@ struct brute {
 	int64_t best;                        /* INT64_MAX: none valid */
 	long evaluated;
 	int64_t start[BRUTE_MAX_OPS];        /* the last valid combination's */
+	/* devices that run any number of ops at once with no memory limit
+	 * (a relaxation: each op starts when its inputs have arrived), or
+	 * NULL: none */
+	const bool *relaxed;
 	/* called with every valid combination (start[] set), or NULL */
 	void (*visit)(const struct brute *b, int64_t objective, void *ctx);
 	void *visit_ctx;
@@ -108,9 +112,12 @@ static inline int64_t brute_evaluate(struct brute *b)
 	bool done[BRUTE_MAX_OPS] = {0};
 	for (int d = 0; d < in->devices; d++) {
 		int64_t mem = 0;
+		bool relaxed = b->relaxed && b->relaxed[d];
 		for (int i = 0; i < b->dev_n[d]; i++) {
 			int o = b->order[d][i];
-			prev[o] = i ? b->order[d][i - 1] : -1;
+			prev[o] = i && !relaxed ? b->order[d][i - 1] : -1;
+			if (relaxed)
+				continue;
 			mem += in->has_memory ? in->mem[b->kind[o]][b->stage[o]] : 0;
 			if (in->has_limit && mem > in->limit[d])
 				return -1;
@@ -151,6 +158,12 @@ static inline int64_t brute_evaluate(struct brute *b)
 			continue;
 		int64_t first = start[b->order[d][0]];
 		int64_t last = end[b->order[d][b->dev_n[d] - 1]];
+		for (int i = 0; b->relaxed && b->relaxed[d] && i < b->dev_n[d]; i++) {
+			/* any order: the first to start and the last to end */
+			int o = b->order[d][i];
+			first = start[o] < first ? start[o] : first;
+			last = end[o] > last ? end[o] : last;
+		}
 		makespan = last > makespan ? last : makespan;
 		span = last - first > span ? last - first : span;
 	}
@@ -189,6 +202,8 @@ static inline void brute_enumerate(struct brute *b, int d, int pos)
 		b->order[d][pos] = o;
 		brute_enumerate(b, d, pos + 1);
 		b->placed[o] = false;
+		if (b->relaxed && b->relaxed[d])
+			break;   /* its order does not matter: one of them */
 	}
 }
 
@@ -204,6 +219,20 @@ static inline int64_t brute_optimum(const struct instance *in, long *evaluated)
 	int64_t best = b->best;
 	if (evaluated)
 		*evaluated = b->evaluated;
+	free(b);
+	return best;
+}
+
+/* The optimum of the relaxation in which the devices marked in `relaxed`
+ * run any number of ops at once and have no memory limit. */
+static inline int64_t brute_relaxed_optimum(const struct instance *in, const bool *relaxed)
+{
+	struct brute *b = malloc(sizeof *b);
+	brute_build(b, in);
+	b->best = INT64_MAX;
+	b->relaxed = relaxed;
+	brute_enumerate(b, 0, 0);
+	int64_t best = b->best;
 	free(b);
 	return best;
 }

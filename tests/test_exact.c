@@ -15,6 +15,8 @@
 #include "formulate/schedule_milp.h"
 #include "solvers/bnb.h"
 #include "solvers/exact.h"
+#include "solvers/relax.h"
+#include "sched/bound.h"
 #include "solvers/solver.h"
 #include "sched/sim.h"
 
@@ -345,6 +347,15 @@ static void test_search_and_milps_against_brute_force(void **state)
 						 (long long)br.objective, (long long)opt);
 				memos += !span;
 				schedule_free(br.schedule);
+				/* and with Jackson's device bound */
+				bo.jackson = true;
+				assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
+				assert_true(br.proved);
+				if (opt != INT64_MAX && br.objective != opt)
+					fail_msg("%s: search with Jackson's bound %lld, brute force %lld", json,
+						 (long long)br.objective, (long long)opt);
+				schedule_free(br.schedule);
+				bo.jackson = false;
 				bo.memo = false;
 				assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
 				assert_true(br.proved);
@@ -385,6 +396,149 @@ static void test_search_and_milps_against_brute_force(void **state)
 	assert_true(total >= 200);
 }
 
+/* A random tiny makespan instance for the window bounds, with memory
+ * limits that bind: chains of 2 or 3 devices (fused or split), V and
+ * interleaved placements, a fork-join DAG; per-stage costs 1-5, comm 0-2,
+ * a limit of 1 to 3 activations where memory is on. */
+static void window_instance_json(int shape, int seedpos, char *json, size_t n)
+{
+	static const char *const shapes[] = {
+		"\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":[%d,%d],\"B\":[%d,%d]}",
+		"\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[%d,%d,%d],\"B\":[%d,%d,%d]}",
+		"\"devices\":3,\"microbatches\":2,\"cost\":{\"F\":[%d,%d,%d],\"B\":[%d,%d,%d],\"W\":[%d,%d,%d]}",
+		"\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"v\",\"cost\":{\"F\":%d,\"B\":%d}",
+		"\"devices\":2,\"microbatches\":2,\"chunks\":2,\"placement\":\"interleaved\",\"cost\":{\"F\":%d,\"B\":%d}",
+		"\"devices\":3,\"microbatches\":2,\"placement\":[0,1,2,0],\"edges\":[[0,1],[0,2],[1,3],[2,3]],\"cost\":{\"F\":%d,\"B\":%d}",
+	};
+	int v[9];
+	span_rng = 0x9e3779b97f4a7c15ULL + (uint64_t)seedpos * 104729;
+	for (int i = 0; i < 9; i++)
+		v[i] = rnd(1, 5);
+	char body[512], mem[128] = "";
+	snprintf(body, sizeof body, shapes[shape], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+		 v[8]);
+	int acts = rnd(0, 3);   /* 0: no memory limit */
+	if (acts && shape == 2)
+		snprintf(mem, sizeof mem, ",\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":%d}", 2 * acts);
+	else if (acts)
+		snprintf(mem, sizeof mem, ",\"memory\":{\"F\":1,\"B\":-1,\"limit\":%d}", acts);
+	snprintf(json, n, "{%s,\"comm\":%d%s}", body, rnd(0, 2), mem);
+}
+
+/* Window bounds (relax.h) never above the optimum: on random tiny
+ * instances every window's relaxation, solved by the exact search, equals
+ * the brute force of the same relaxation (tests/brute.h with those
+ * devices relaxed: any number of ops at once, no memory limit), never
+ * exceeds the brute-force optimum of the instance, and the window of every
+ * device is the instance itself. relax_bound from the closed-form bound
+ * stays at or below the optimum too. Some windows must raise a bound
+ * above both the closed forms and every narrower window (the test fails
+ * if the relaxations never matter). */
+static void test_window_bounds_against_brute_force(void **state)
+{
+	int windows = 0, instances = 0, above_closed_form = 0;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 25; rep++) {
+			char json[1024];
+			window_instance_json(shape, 500 + shape * 100 + rep, json, sizeof json);
+			struct instance *in = parse_instance_ok(json);
+			int64_t opt = brute_optimum(in, NULL);
+			if (opt == INT64_MAX) {   /* the limit admits no schedule */
+				instance_free(in);
+				continue;
+			}
+			struct error err = {{0}};
+			struct bounds cb;
+			assert_int_equal(bound_compute(in, &cb, &err), STATUS_OK);
+			int D = in->devices;
+			bool relaxed[8];
+			for (int w = 1; w <= D; w++)
+				for (int lo = 0; lo + w <= D; lo++) {
+					for (int d = 0; d < D; d++)
+						relaxed[d] = d < lo || d >= lo + w;
+					int64_t want = brute_relaxed_optimum(in, relaxed), got;
+					bool proved;
+					long nodes;
+					assert_int_equal(relax_window(in, lo, lo + w - 1, 0, INT64_MAX, 0, &got,
+								      &proved, &nodes, &err), STATUS_OK);
+					assert_true(proved);
+					if (got != want || got > opt)
+						fail_msg("%s: window %d-%d: search %lld, brute force of the relaxation %lld, optimum %lld",
+							 json, lo, lo + w - 1, (long long)got, (long long)want,
+							 (long long)opt);
+					if (w == D)
+						assert_int_equal(got, opt);
+					else if (got > cb.best)
+						above_closed_form++;
+					windows++;
+				}
+			struct relax_options ro = {.lower_bound = cb.best, .upper_bound = opt,
+						   .time_limit = 10};
+			struct relax_result rr;
+			assert_int_equal(relax_bound(in, &ro, &rr, &err), STATUS_OK);
+			assert_true(rr.bound >= cb.best && rr.bound <= opt);
+			instance_free(in);
+			instances++;
+		}
+	print_message("window bounds = brute force of their relaxations on %d windows of %d instances; %d above the closed-form bound\n",
+		      windows, instances, above_closed_form);
+	assert_true(instances >= 100);
+	assert_true(above_closed_form > 0);
+}
+
+/* A chain of 3 devices, 12 micro-batches, F 1, B 2 (fused), comm 1, room
+ * for 3 activations: sched/bound.c's closed forms stop at 58 (the memory
+ * round trips of stage 0: F(0, j + 3) waits for B(0, j), a trip of
+ * 3 x (1 + 2) + 4 x 1 = 13). The optimum is 60, proven here by the MILP
+ * (CBC, time-indexed, forced: a method independent of the search) and by
+ * the exact search. The window of devices 0 and 1, device 2 relaxed,
+ * proves 60 alone: stage 1's backward of one micro-batch takes the slot
+ * its forward of a later one needs, which no closed form sees. */
+static void test_window_bound_by_hand(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":3,\"microbatches\":12,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":6}}");
+	struct error err = {{0}};
+	struct bounds cb;
+	assert_int_equal(bound_compute(in, &cb, &err), STATUS_OK);
+	assert_int_equal(cb.best, 58);
+	int64_t got;
+	bool proved;
+	long nodes;
+	assert_int_equal(relax_window(in, 0, 1, cb.best, INT64_MAX, 0, &got, &proved, &nodes, &err),
+			 STATUS_OK);
+	assert_true(proved);
+	assert_int_equal(got, 60);
+	/* the instance's own optimum: the MILP, and the search without relaxation */
+	struct exact_options mo = {.solver = "cbc", .formulation = "time-indexed",
+				   .time_limit = 60, .threads = 1, .always_milp = true};
+	struct exact_result mr;
+	assert_int_equal(exact_solve(in, &mo, &mr, &err), STATUS_OK);
+	assert_true(mr.certified);
+	assert_string_equal(mr.certified_by, "solver");
+	assert_int_equal(mr.objective, 60);
+	exact_result_release(&mr);
+	struct bnb_options bo = {.incumbent = INT64_MAX, .memo = true};
+	struct bnb_result br;
+	assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
+	assert_true(br.proved);
+	assert_int_equal(br.objective, 60);
+	schedule_free(br.schedule);
+	/* solve certifies 60 by the bound, naming the window */
+	struct exact_options o = {.time_limit = 20, .threads = 1};
+	struct exact_result r;
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
+	assert_true(r.certified);
+	assert_int_equal(r.objective, 60);
+	assert_string_equal(r.certified_by, "bound");
+	assert_string_equal(r.lower_bound_by, "window");
+	assert_int_equal(r.window_lo, 0);
+	assert_int_equal(r.window_hi, 1);
+	exact_result_release(&r);
+	instance_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -393,6 +547,8 @@ int main(void)
 		cmocka_unit_test(test_cross_check),
 		cmocka_unit_test(test_span_exact_against_brute_force),
 		cmocka_unit_test(test_search_and_milps_against_brute_force),
+		cmocka_unit_test(test_window_bounds_against_brute_force),
+		cmocka_unit_test(test_window_bound_by_hand),
 		cmocka_unit_test(test_target_passes_against_brute_force),
 		cmocka_unit_test(test_target_model_infeasible_below_optimum),
 	};

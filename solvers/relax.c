@@ -1,0 +1,95 @@
+/* Window bounds (relax.h): the argument of the relaxation is there. */
+#include "solvers/relax.h"
+
+#include <stdlib.h>
+
+#include "common/clock.h"
+#include "common/stop.h"
+#include "solvers/bnb.h"
+
+bool relax_takes(const struct instance *in)
+{
+	return in->objective == OBJ_MAKESPAN && in->devices >= 2 && bnb_takes(in) &&
+	       !(in->has_overlap && in->overlap < 1) && !in->has_recompute && !in->has_offload;
+}
+
+enum status relax_window(const struct instance *in, int lo, int hi, int64_t from,
+			 int64_t upper, double seconds, int64_t *bound, bool *proved,
+			 long *nodes, struct error *err)
+{
+	bool *relaxed = malloc(in->devices * sizeof *relaxed);
+	if (!relaxed)
+		return err_set(err, "bound: out of memory");
+	for (int d = 0; d < in->devices; d++)
+		relaxed[d] = d < lo || d > hi;
+	double t0 = clock_seconds();
+	*bound = from;
+	*proved = from >= upper;
+	*nodes = 0;
+	enum status st = STATUS_OK;
+	for (int64_t T = from; T < upper; T++) {
+		double left = seconds > 0 ? seconds - (clock_seconds() - t0) : 0;
+		if (seconds > 0 && left <= 0)
+			break;
+		/* is there a schedule of the relaxation ending by T? */
+		struct bnb_options bo = {.time_limit = left, .incumbent = T + 1, .memo = true,
+					 .jackson = true, .relaxed = relaxed};
+		struct bnb_result br;
+		if ((st = bnb_solve(in, &bo, &br, err)))
+			break;
+		*nodes += br.nodes;
+		schedule_free(br.schedule);
+		if (!br.proved)
+			break;
+		if (br.objective <= T) {   /* found: the relaxation's optimum is T */
+			*proved = true;
+			break;
+		}
+		*bound = T + 1;   /* none ends by T */
+		*proved = *bound >= upper;
+	}
+	free(relaxed);
+	return st;
+}
+
+enum status relax_bound(const struct instance *in, const struct relax_options *o,
+			struct relax_result *r, struct error *err)
+{
+	double t0 = clock_seconds();
+	int D = in->devices;
+	int widest = o->max_width > 0 && o->max_width < D ? o->max_width : D - 1;
+	*r = (struct relax_result){.bound = o->lower_bound, .lo = -1, .hi = -1};
+	if (!relax_takes(in))
+		return STATUS_OK;
+	/* each window's slice: an equal share of what is left among the
+	 * windows not yet searched (a window that finishes early leaves its
+	 * time to the others) */
+	int left_windows = 0;
+	for (int w = 1; w <= widest; w++)
+		left_windows += D - w + 1;
+	for (int w = 1; w <= widest; w++)
+		for (int lo = 0; lo + w <= D; lo++, left_windows--) {
+			double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
+			if (r->bound >= o->upper_bound || stop_requested() ||
+			    (o->time_limit > 0 && left <= 0))
+				goto done;
+			int64_t b;
+			bool proved;
+			long nodes;
+			if (relax_window(in, lo, lo + w - 1, r->bound, o->upper_bound,
+					 o->time_limit > 0 ? left / left_windows : 0, &b, &proved,
+					 &nodes, err))
+				return STATUS_ERROR;
+			r->windows++;
+			r->finished += proved;
+			r->nodes += nodes;
+			if (b > r->bound) {
+				r->bound = b;
+				r->lo = lo;
+				r->hi = lo + w - 1;
+			}
+		}
+done:
+	r->seconds = clock_seconds() - t0;
+	return STATUS_OK;
+}
