@@ -1,12 +1,15 @@
-/* pipeopt bound INSTANCE [--json]: lower bounds on the objective. */
+/* pipeopt bound INSTANCE [--windows S] [--json]: lower bounds on the objective. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "cli/cli.h"
 #include "sched/bound.h"
+#include "solvers/exact.h"
+#include "solvers/relax.h"
 
 static const char usage_text[] =
-	"usage: pipeopt bound INSTANCE [--json]\n\n"
+	"usage: pipeopt bound INSTANCE [--windows S] [--json]\n\n"
 	"Lower bounds on the instance's objective (makespan or span) that hold\n"
 	"for every valid schedule:\n"
 	"  critical_path  the longest dependency chain of one micro-batch\n"
@@ -22,37 +25,80 @@ static const char usage_text[] =
 	"  warmup         one stage per device: the wait for each device's first\n"
 	"                 backward, filled with whole forwards only, coupled\n"
 	"                 along the stages\n"
-	"The lower bound is the largest of them.\n";
+	"The lower bound is the largest of them. With --windows S (makespan),\n"
+	"also for S seconds at most:\n"
+	"  window         the exact search of a relaxation that keeps a range of\n"
+	"                 devices as they are and lets every other device run any\n"
+	"                 number of ops at once without a memory limit; ranges of\n"
+	"                 1, 2, ... devices, up to the best family's objective\n";
+
+struct bound_opts {
+	double windows;            /* seconds; 0: no window bounds */
+	struct run_opts run;
+};
+
+#define OFF(f) offsetof(struct bound_opts, f)
+static const struct opt bound_table[] = {
+	{.name = "windows", .type = OPT_NUMBER, .arg = "S", .dflt = "0 (none)", .lo = 0,
+	 .hi = 1e6, .offset = OFF(windows), .where = OPT_CLI,
+	 .help = "seconds for the window bounds (relaxations solved exactly)"},
+	{0}};
+
+/* The window bounds from b's bound up to the best family's objective. */
+static enum status windows_of(const struct instance *in, double seconds, const struct bounds *b,
+			      struct relax_result *r, struct error *err)
+{
+	struct relax_options ro = {.time_limit = seconds, .lower_bound = b->best,
+				   .upper_bound = exact_upper_bound(in, NULL)};
+	return relax_bound(in, &ro, r, err);
+}
 
 int cmd_bound(int argc, char **argv)
 {
-	bool json;
+	struct bound_opts o = {0};
+	struct opt_set set = {.cmd = "bound", .tables = {bound_table, run_opts_json},
+			      .base = {&o, &o.run}};
 	char *path;
-	int npos, rc = cli_json_flag("bound", usage_text, argc, argv, &path, 1, 1, &npos,
-				     "expected one INSTANCE file", &json);
+	int npos, rc = cli_parse(&set, usage_text, argc, argv, &path, 1, 1, &npos,
+				 "expected one INSTANCE file");
 	if (rc)
 		return rc < 0 ? 0 : rc;
+	bool json = o.run.json;
 	double t0 = cli_now();
 	struct error err;
 	struct instance *in;
 	struct bounds b;
 	if (instance_read(path, &in, &err))
 		return cli_fail(json, &err);
-	if (bound_compute(in, &b, &err)) {
+	struct relax_result wr = {.lo = -1};
+	if (bound_compute(in, &b, &err) ||
+	    (o.windows > 0 && windows_of(in, o.windows, &b, &wr, &err))) {
 		instance_free(in);
 		return cli_fail(json, &err);
 	}
+	bool by_window = wr.lo >= 0 && wr.bound > b.best;
+	int64_t best = by_window ? wr.bound : b.best;
 	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
 	if (json) {
-		cli_print_json(json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i,s:I},s:f}",
+		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i,s:I},s:f}",
 			"status", "ok", "instance", in->name, "objective_name", obj,
-			"lower_bound", (json_int_t)b.best, "bound_by", b.by, "bounds",
+			"lower_bound", (json_int_t)best, "bound_by", by_window ? "window" : b.by,
+			"bounds",
 			"critical_path", (json_int_t)b.critical_path,
 			"device", (json_int_t)b.device, "device_at", b.device_at,
 			"memory", (json_int_t)b.memory, "memory_at", b.memory_at,
 			"round_trip", (json_int_t)b.round_trip, "round_trip_at", b.round_trip_at,
 			"warmup", (json_int_t)b.warmup,
-			"seconds", cli_now() - t0));
+			"seconds", cli_now() - t0);
+		if (o.windows > 0)
+			json_object_set_new(json_object_get(j, "bounds"), "window", by_window ?
+				json_pack("{s:I,s:[i,i],s:i,s:i,s:f}", "value", (json_int_t)wr.bound,
+					  "devices", wr.lo, wr.hi, "windows", wr.windows,
+					  "finished", wr.finished, "seconds", wr.seconds) :
+				json_pack("{s:n,s:n,s:i,s:i,s:f}", "value", "devices",
+					  "windows", wr.windows, "finished", wr.finished,
+					  "seconds", wr.seconds));
+		cli_print_json(j);
 	} else {
 		cli_print_instance(in);
 		printf("critical path  %" PRId64 "\n", b.critical_path);
@@ -65,7 +111,16 @@ int cmd_bound(int argc, char **argv)
 		}
 		if (b.warmup)
 			printf("warmup         %" PRId64 "\n", b.warmup);
-		printf("lower bound    %" PRId64 " on the %s, by the %s bound\n", b.best, obj, b.by);
+		if (by_window)
+			printf("window         %" PRId64 "  (devices %d-%d exact, the others relaxed; %d windows, %d finished, %.2f s)\n",
+			       wr.bound, wr.lo, wr.hi, wr.windows, wr.finished, wr.seconds);
+		else if (o.windows > 0 && !relax_takes(in))
+			printf("window         -  (the makespan only, without overlap, recompute or offload)\n");
+		else if (o.windows > 0)
+			printf("window         -  (%d windows, %d finished, %.2f s: none above)\n",
+			       wr.windows, wr.finished, wr.seconds);
+		printf("lower bound    %" PRId64 " on the %s, by the %s bound\n", best, obj,
+		       by_window ? "window" : b.by);
 	}
 	instance_free(in);
 	return 0;

@@ -810,6 +810,39 @@ static void test_bound_json(void **state)
 	run_free(&r);
 }
 
+/* bound --windows: on the window example the closed forms stop at 58 and
+ * the relaxation of devices 0-1 proves 60, its optimum (tests/test_exact.c
+ * proves 60 with a forced MILP); on a span instance the windows do not
+ * apply and the line says so; a negative time is a usage error. */
+static void test_bound_windows(void **state)
+{
+	struct run r;
+	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--windows", "10", "--json");
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	assert_int_equal(get_int(j, "lower_bound"), 60);
+	assert_string_equal(get_str(j, "bound_by"), "window");
+	json_t *w = get(get(j, "bounds"), "window");
+	assert_int_equal(get_int(w, "value"), 60);
+	assert_int_equal(json_integer_value(json_array_get(get(w, "devices"), 0)), 0);
+	assert_int_equal(json_integer_value(json_array_get(get(w, "devices"), 1)), 1);
+	json_decref(j);
+	run_free(&r);
+	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "lower bound    58");
+	run_free(&r);
+	RUN(&r, "bound", "datasets/instances/v-4x2-span.json", "--windows", "1");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, "window         -  (the makespan only");
+	run_free(&r);
+	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--windows", "-1");
+	assert_usage(&r);
+	assert_contains(r.err, "--windows -1");
+	run_free(&r);
+}
+
 static void test_families_list_json(void **state)
 {
 	struct run r;
@@ -3023,6 +3056,7 @@ int main(void)
 		cmocka_unit_test(test_convert_ascii),
 		cmocka_unit_test(test_convert_timed_needs_instance),
 		cmocka_unit_test(test_bound_json),
+		cmocka_unit_test(test_bound_windows),
 		cmocka_unit_test(test_families_list_json),
 		cmocka_unit_test(test_families_instance_json),
 		cmocka_unit_test(test_families_dag),
