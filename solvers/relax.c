@@ -52,6 +52,28 @@ enum status relax_window(const struct instance *in, int lo, int hi, int64_t from
 	return st;
 }
 
+/* The windows in the order they are searched: first the prefixes
+ * [0, w - 1] by width, then every other range by width and position. On a
+ * chain the prefix keeps the first stages, where the memory round trips
+ * are longest, and relaxes only later devices, which cost the trips their
+ * fixed lengths; a window after relaxed devices gets every forward
+ * released at once and proves little (bench/results/relax.md). Writes
+ * lo[], hi[]; returns the count. */
+static int window_order(int D, int widest, int *lo, int *hi)
+{
+	int n = 0;
+	for (int w = 1; w <= widest; w++) {
+		lo[n] = 0;
+		hi[n++] = w - 1;
+	}
+	for (int w = 1; w <= widest; w++)
+		for (int a = 1; a + w <= D; a++) {
+			lo[n] = a;
+			hi[n++] = a + w - 1;
+		}
+	return n;
+}
+
 enum status relax_bound(const struct instance *in, const struct relax_options *o,
 			struct relax_result *r, struct error *err)
 {
@@ -61,35 +83,34 @@ enum status relax_bound(const struct instance *in, const struct relax_options *o
 	*r = (struct relax_result){.bound = o->lower_bound, .lo = -1, .hi = -1};
 	if (!relax_takes(in))
 		return STATUS_OK;
-	/* each window's slice: an equal share of what is left among the
-	 * windows not yet searched (a window that finishes early leaves its
-	 * time to the others) */
-	int left_windows = 0;
-	for (int w = 1; w <= widest; w++)
-		left_windows += D - w + 1;
-	for (int w = 1; w <= widest; w++)
-		for (int lo = 0; lo + w <= D; lo++, left_windows--) {
-			double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-			if (r->bound >= o->upper_bound || stop_requested() ||
-			    (o->time_limit > 0 && left <= 0))
-				goto done;
-			int64_t b;
-			bool proved;
-			long nodes;
-			if (relax_window(in, lo, lo + w - 1, r->bound, o->upper_bound,
-					 o->time_limit > 0 ? left / left_windows : 0, &b, &proved,
-					 &nodes, err))
-				return STATUS_ERROR;
-			r->windows++;
-			r->finished += proved;
-			r->nodes += nodes;
-			if (b > r->bound) {
-				r->bound = b;
-				r->lo = lo;
-				r->hi = lo + w - 1;
-			}
+	int *lo = malloc(2 * (size_t)D * D * sizeof *lo), *hi = lo + D * D;
+	if (!lo)
+		return err_set(err, "bound: out of memory");
+	int n = window_order(D, widest, lo, hi);
+	enum status st = STATUS_OK;
+	for (int i = 0; i < n; i++) {
+		double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
+		if (r->bound >= o->upper_bound || stop_requested() ||
+		    (o->time_limit > 0 && left <= 0))
+			break;
+		/* a prefix may take all that is left; the others share it */
+		double slice = o->time_limit <= 0 ? 0 : lo[i] == 0 ? left : left / (n - i);
+		int64_t b;
+		bool proved;
+		long nodes;
+		if ((st = relax_window(in, lo[i], hi[i], r->bound, o->upper_bound, slice, &b,
+				       &proved, &nodes, err)))
+			break;
+		r->windows++;
+		r->finished += proved;
+		r->nodes += nodes;
+		if (b > r->bound) {
+			r->bound = b;
+			r->lo = lo[i];
+			r->hi = hi[i];
 		}
-done:
+	}
+	free(lo);
 	r->seconds = clock_seconds() - t0;
-	return STATUS_OK;
+	return st;
 }

@@ -58,8 +58,10 @@ struct relax_result {
 	double seconds;
 };
 
-/* The window bounds, widths 1, 2, ... up to max_width, every position, until
- * the bound meets the upper bound or the time is up. */
+/* The window bounds, up to max_width devices wide, every position (the
+ * prefixes [0, w - 1] first, each allowed what is left of the time; then
+ * the others, an equal share each), until the bound meets the upper bound
+ * or the time is up. */
 enum status relax_bound(const struct instance *in, const struct relax_options *o,
 			struct relax_result *r, struct error *err);
 
