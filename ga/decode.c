@@ -23,6 +23,19 @@
  * that fits keeps them, since dropping only adds time to the order as
  * decoded. The rule reads the order alone, so a decoded genome decodes to
  * the same marks.
+ *
+ * Offload (instance.h): the genome orders compute ops only; the decoder
+ * decides the copies. When the device's next op needs memory it lacks, it
+ * offloads resident activations (F run, B not yet, nothing copied), the
+ * one whose B is listed last first (Belady's rule: the longest time off
+ * the device), while the host has room, until the op fits; the O goes on
+ * the copy channel after its F and before the op in the row. When the
+ * next op is the B of an offloaded activation, its reload L is listed
+ * right before it (making room the same way if needed) and the B waits for
+ * it. Times follow the simulator's memory rule (ready.h offload_floor), so
+ * the decoded rows, copies included, simulate to the decoder's objective.
+ * Like the recompute marks the copies are read off the order, so a decoded
+ * genome decodes to the same copies.
  */
 #include "ga/genome.h"
 
@@ -54,6 +67,19 @@ struct decoder {
 	uint8_t *second;       /* [n] out[i] runs with out[i - 1] as a pair */
 	bool recompute;        /* the instance's recompute: F's may drop */
 	uint8_t *rc;           /* [L*M] F(l, j) dropped its activations */
+	bool offload;          /* the instance's offload: the decoder copies */
+	uint8_t *cp;           /* [L*M] 0, 1 offloaded, 2 reloaded */
+	int64_t *lend;         /* [L*M] end of the reload L(l, j) */
+	int64_t *chan_free;    /* [D] the copy channel free from */
+	int64_t *free_end;     /* [D] ready.h offload_floor */
+	int64_t *alloc_start;  /* [2*D] */
+	int64_t *host;         /* [D] host memory in use */
+	int *taken;            /* [L*M] scratch of room_possible */
+	struct copy_op {       /* the copies in decision order */
+		int device, at;    /* listed before the device's at-th compute op */
+		int kind, stage, mb;
+	} *copies;
+	int ncopies;
 };
 
 struct decoder *decoder_new(const struct layout *lay)
@@ -84,9 +110,21 @@ struct decoder *decoder_new(const struct layout *lay)
 	dc->second = calloc(lay->n ? lay->n : 1, 1);
 	dc->recompute = in->has_recompute;
 	dc->rc = calloc((size_t)dc->L * dc->M + 1, 1);
+	dc->offload = in->has_offload;
+	size_t lm = dc->offload ? (size_t)dc->L * dc->M : 1, dd = dc->offload ? D : 1;
+	dc->cp = calloc(lm, 1);
+	dc->lend = calloc(lm, sizeof *dc->lend);
+	dc->chan_free = calloc(dd, sizeof *dc->chan_free);
+	dc->free_end = calloc(dd, sizeof *dc->free_end);
+	dc->alloc_start = calloc(2 * dd, sizeof *dc->alloc_start);
+	dc->host = calloc(dd, sizeof *dc->host);
+	dc->copies = calloc(2 * lm, sizeof *dc->copies);
+	dc->taken = calloc(lm, sizeof *dc->taken);
 	if (!dc->end || !dc->qpos || !dc->head || !dc->used || !dc->out || !dc->cur ||
 	    !dc->outpos || !dc->forced || !dc->free_at || !dc->first_start ||
-	    !dc->mem || !dc->stack || !dc->queued || !dc->second || !dc->rc) {
+	    !dc->mem || !dc->stack || !dc->queued || !dc->second || !dc->rc || !dc->cp ||
+	    !dc->lend || !dc->chan_free || !dc->free_end || !dc->alloc_start || !dc->host ||
+	    !dc->copies || !dc->taken) {
 		decoder_free(dc);
 		return NULL;
 	}
@@ -112,6 +150,14 @@ void decoder_free(struct decoder *dc)
 	free(dc->queued);
 	free(dc->second);
 	free(dc->rc);
+	free(dc->cp);
+	free(dc->lend);
+	free(dc->chan_free);
+	free(dc->free_end);
+	free(dc->alloc_start);
+	free(dc->host);
+	free(dc->copies);
+	free(dc->taken);
 	free(dc);
 }
 
@@ -125,6 +171,14 @@ static void reset(struct decoder *dc, const gene_t *g)
 		memset(dc->second, 0, lay->n);
 	if (dc->recompute)
 		memset(dc->rc, 0, (size_t)dc->L * M);
+	if (dc->offload) {
+		memset(dc->cp, 0, (size_t)dc->L * M);
+		memset(dc->chan_free, 0, D * sizeof *dc->chan_free);
+		memset(dc->free_end, 0, D * sizeof *dc->free_end);
+		memset(dc->alloc_start, 0, 2 * D * sizeof *dc->alloc_start);
+		memset(dc->host, 0, D * sizeof *dc->host);
+		dc->ncopies = 0;
+	}
 	memset(dc->head, 0, lay->nslots * sizeof *dc->head);
 	for (int i = 0; i < lay->n; i++)
 		dc->qpos[g[i] * M + dc->head[g[i]]++] = i;
@@ -242,6 +296,10 @@ static void place(struct decoder *dc, int d, int q, int64_t start)
 	dc->head[q]++;
 	dc->out[dc->outpos[d]++] = (gene_t)q;
 	dc->end[id] = start + (dc->recompute ? duration(dc, q, j) : dc->in->cost[k][l]);
+	if (dc->offload)
+		offload_mark(dc->free_end, dc->alloc_start, d, 0, inst_delta(dc->in, k, l), start,
+			     dc->end[id]);
+
 	if (dc->first_start[d] < 0)
 		dc->first_start[d] = start;
 	dc->free_at[d] = dc->end[id];
@@ -321,30 +379,209 @@ static void fill_with_w(struct decoder *dc, int d, int64_t ready)
 	}
 }
 
+/* ---- offload (the copies the decoder decides) ------------------------------- */
+
+static void record_copy(struct decoder *dc, int d, int kind, int l, int j)
+{
+	dc->copies[dc->ncopies++] = (struct copy_op){d, dc->outpos[d] - dc->lay->row_start[d],
+						     kind, l, j};
+}
+
+/* Offload the activations of (l, j) on device d: on the channel after its
+ * F; frees them when it ends (the ops that take memory wait for it). */
+static void offload_one(struct decoder *dc, int d, int l, int j)
+{
+	const struct instance *in = dc->in;
+	int64_t moved = inst_moved(in, l), f = dc->end[l * dc->M + j];
+	int64_t st = dc->chan_free[d] > f ? dc->chan_free[d] : f;
+	int64_t end = st + in->offload_cost[l];
+	dc->chan_free[d] = end;
+	offload_mark(dc->free_end, dc->alloc_start, d, 1, -moved, st, end);
+	dc->mem[d] -= moved;
+	dc->host[d] += moved;
+	dc->cp[l * dc->M + j] = 1;
+	record_copy(dc, d, OP_O, l, j);
+}
+
+/* The resident activation of device d to offload next, other than
+ * (skip_l, skip_j): of each stage its last resident micro-batch (F run, B
+ * not yet, nothing copied; its B comes last of the stage's, FIFO), and
+ * of those the one with the most of its stage's B's still before it (the
+ * longest time off the device, Belady's rule with the order's counts
+ * alone: the choice must not depend on where later genes sit, which
+ * repairs move, or a decoded genome would not decode to itself); ties to
+ * the later stage. False when none is left or the host has no room. */
+static bool victim(const struct decoder *dc, int d, int skip_l, int skip_j, int *vl, int *vj)
+{
+	const struct instance *in = dc->in;
+	const struct layout *lay = dc->lay;
+	int M = dc->M, L = dc->L, best_ahead = -1;
+	for (int i = lay->dev_slot_start[d]; i < lay->dev_slot_start[d + 1]; i++) {
+		int q = lay->dev_slots[i], l = q % L;
+		int64_t moved = inst_moved(in, l);
+		if (q / L != OP_B || moved <= 0 ||
+		    (in->has_host_limit && dc->host[d] + moved > in->host_limit[d]))
+			continue;
+		for (int j = dc->head[OP_F * L + l] - 1; j >= dc->head[q]; j--) {
+			if (dc->cp[l * M + j] || (l == skip_l && j == skip_j))
+				continue;
+			int ahead = j - dc->head[q];
+			if (ahead >= best_ahead) {
+				best_ahead = ahead;
+				*vl = l;
+				*vj = j;
+			}
+			break;
+		}
+	}
+	return best_ahead >= 0;
+}
+
+/* Whether offloading by victim()'s rule would bring the memory in use
+ * down to limit - need, counted without offloading anything (all or
+ * nothing: a partial offload before a repair would not recur when the
+ * repaired order is decoded again). */
+static bool room_possible(struct decoder *dc, int d, int64_t need, int skip_l, int skip_j)
+{
+	const struct instance *in = dc->in;
+	int64_t freed = 0, host = dc->host[d];
+	int n = 0, l, j;
+	bool ok = false;
+	while (!ok && victim(dc, d, skip_l, skip_j, &l, &j)) {
+		int64_t moved = inst_moved(in, l);
+		freed += moved;
+		dc->host[d] += moved;   /* as victim() will see it */
+		dc->cp[l * dc->M + j] = 3;   /* taken, for this count only */
+		dc->taken[n++] = l * dc->M + j;
+		ok = dc->mem[d] - freed + need <= in->limit[d];
+	}
+	for (int i = 0; i < n; i++)
+		dc->cp[dc->taken[i]] = 0;
+	dc->host[d] = host;
+	return ok;
+}
+
+/* Offload by victim()'s rule, other than (skip_l, skip_j), until `need`
+ * more fits; nothing when that cannot be done (room_possible). */
+static bool make_room(struct decoder *dc, int d, int64_t need, int skip_l, int skip_j)
+{
+	const struct instance *in = dc->in;
+	if (!in->has_limit || dc->mem[d] + need <= in->limit[d])
+		return true;
+	if (!room_possible(dc, d, need, skip_l, skip_j))
+		return false;
+	int l, j;
+	while (dc->mem[d] + need > in->limit[d] && victim(dc, d, skip_l, skip_j, &l, &j))
+		offload_one(dc, d, l, j);
+	return true;
+}
+
+/* Slot q's next op on device d needs memory it lacks: offload to make
+ * room for its highest point. */
+static bool room_for(struct decoder *dc, int d, int q)
+{
+	const struct instance *in = dc->in;
+	int64_t need = inst_delta(in, q / dc->L, q % dc->L);
+	return need > 0 && make_room(dc, d, need, -1, -1);
+}
+
+/* The next op is B(l, j) of an offloaded activation: list its reload
+ * before it (by the memory rule: it takes the memory back), making room
+ * if needed; false when there is none. */
+static bool reload(struct decoder *dc, int d, int l, int j)
+{
+	const struct instance *in = dc->in;
+	int64_t moved = inst_moved(in, l);
+	if (!make_room(dc, d, moved, l, j))
+		return false;
+	int64_t st = offload_floor(dc->free_end, dc->alloc_start, d, 1, dc->chan_free[d]);
+	int64_t end = st + in->reload_cost[l];
+	dc->chan_free[d] = dc->lend[l * dc->M + j] = end;
+	offload_mark(dc->free_end, dc->alloc_start, d, 1, moved, st, end);
+	dc->mem[d] += moved;
+	dc->host[d] -= moved;
+	dc->cp[l * dc->M + j] = 2;
+	record_copy(dc, d, OP_L, l, j);
+	return true;
+}
+
+/* A compute op's start on an offload instance: a B after its reload, an
+ * op that takes memory by the memory rule. */
+static int64_t offload_start(const struct decoder *dc, int d, int q, int64_t st)
+{
+	int k = q / dc->L, l = q % dc->L, x = l * dc->M + dc->head[q];
+	if (k == OP_B && dc->cp[x] == 2 && dc->lend[x] > st)
+		st = dc->lend[x];
+	return inst_delta(dc->in, k, l) > 0 ?
+		offload_floor(dc->free_end, dc->alloc_start, d, 0, st) : st;
+}
+
+/* Whether slot q's next op is the B of an offloaded activation whose
+ * reload is not listed yet. */
+static bool needs_reload(const struct decoder *dc, int q)
+{
+	return dc->offload && q / dc->L == OP_B && dc->cp[q % dc->L * dc->M + dc->head[q]] == 1;
+}
+
+/* Slot q's next op lacks memory on device d, or is a B whose reload is
+ * not listed: list the reload where it fits; else run a pending W that
+ * fits; else, with offload, copy activations out (all or nothing: to fit
+ * the op, or its reload); else run the earliest-listed op that fits and
+ * whose same-device inputs have run. *copied: copies were listed for q.
+ * False when nothing helps. */
+static bool make_fit(struct decoder *dc, int d, int q, bool *copied)
+{
+	const struct instance *in = dc->in;
+	int l = q % dc->L, j = dc->head[q];
+	bool reloading = needs_reload(dc, q);
+	if (reloading && (!in->has_limit || dc->mem[d] + inst_moved(in, l) <= in->limit[d]))
+		return *copied = reload(dc, d, l, j);
+	int r = earliest_slot(dc, d, pending_w_fits, NULL);
+	if (r < 0 && dc->offload && (reloading ? reload(dc, d, l, j) : room_for(dc, d, q)))
+		return *copied = true;
+	if (r < 0)
+		r = earliest_slot(dc, d, local_inputs_fit, NULL);
+	if (r < 0 || r == q)
+		return false;
+	dc->forced[d] = r;
+	dc->st.memory_repairs++;
+	return true;
+}
+
 /* Run device d as far as it can. False when memory cannot be repaired. */
 static bool run_device(struct decoder *dc, const gene_t *g, int d)
 {
 	const struct instance *in = dc->in;
 	int q;
+	bool copied = false;   /* copies were listed for the op now next */
 	while ((q = next_slot(dc, g, d)) >= 0) {
-		if (!fits(dc, d, q)) {
-			int r = earliest_slot(dc, d, pending_w_fits, NULL);
-			if (r < 0)
-				r = earliest_slot(dc, d, local_inputs_fit, NULL);
-			if (r < 0)
+		int w;
+		/* copies are decided when the op can start, so that nothing a
+		 * repair runs meanwhile is listed between them and the op (it
+		 * would come first when the order is decoded again); their times
+		 * follow the device's state, not the moment of the decision */
+		if (dc->offload && op_ready_time(in, dc->end, q / dc->L, q % dc->L, dc->head[q],
+						 dc->free_at[d], &w) < 0)
+			return true;   /* waits for another device */
+		if (needs_reload(dc, q) || !fits(dc, d, q)) {
+			if (!make_fit(dc, d, q, &copied))
 				return false;
-			dc->forced[d] = r;
-			dc->st.memory_repairs++;
 			continue;
 		}
-		int w, k = q / dc->L, l = q % dc->L;
+		int k = q / dc->L, l = q % dc->L;
 		int64_t start = op_ready_time(in, dc->end, k, l, dc->head[q],
 					      dc->free_at[d], &w);
 		if (start < 0)
 			return true;   /* waits for another device */
-		if (start > dc->free_at[d] && in->split_backward)
-			fill_with_w(dc, d, start);   /* W's end by start: it stands */
+		if (dc->offload)
+			start = offload_start(dc, d, q, start);
+		/* W's end by start: it stands; not after copies made for this
+		 * op (decoded again, the W's would come first and free memory
+		 * before the copies' decision) */
+		if (start > dc->free_at[d] && in->split_backward && !copied)
+			fill_with_w(dc, d, start);
 		place(dc, d, q, start);
+		copied = false;
 	}
 	return true;
 }
@@ -529,9 +766,42 @@ static void pair_pass(struct decoder *dc)
 	}
 }
 
+/* The rows of s with the decoder's copies listed where it decided them:
+ * each before the device's at-th compute op. */
+static struct schedule *with_copies(const struct decoder *dc, struct schedule *s)
+{
+	if (!s || !dc->ncopies)
+		return s;
+	struct schedule *t = schedule_new(s->devices);
+	bool ok = t != NULL;
+	for (int d = 0; ok && d < s->devices; d++) {
+		const struct sched_row *row = &s->rows[d];
+		int c = 0;
+		for (int i = 0; ok && i <= row->len; i++) {
+			for (; c < dc->ncopies; c++) {
+				const struct copy_op *x = &dc->copies[c];
+				if (x->device != d)
+					continue;
+				if (x->at != i)
+					break;
+				ok = !schedule_push(t, d, x->kind, x->stage, x->mb);
+			}
+			if (ok && i < row->len)
+				ok = !schedule_push(t, d, row->ops[i].kind, row->ops[i].stage,
+						    row->ops[i].mb);
+		}
+	}
+	schedule_free(s);
+	if (!ok) {
+		schedule_free(t);
+		return NULL;
+	}
+	return t;
+}
+
 struct schedule *decoder_schedule(const struct decoder *dc, const gene_t *g)
 {
-	struct schedule *s = genome_to_schedule(dc->lay, g);
+	struct schedule *s = with_copies(dc, genome_to_schedule(dc->lay, g));
 	for (int d = 0; s && dc->pairs && d < s->devices; d++)
 		for (int i = 1; i < s->rows[d].len; i++)
 			s->rows[d].ops[i].with_prev = dc->second[dc->lay->row_start[d] + i];

@@ -62,11 +62,15 @@ enum status genome_from_schedule(const struct layout *lay,
 	enum status st = STATUS_OK;
 	for (int d = 0; !st && d < in->devices; d++) {
 		const struct sched_row *row = &s->rows[d];
-		int want = lay->row_start[d + 1] - lay->row_start[d];
-		if (row->len != want)
-			st = err_set(err, "device %d: %d ops, the instance has %d", d, row->len, want);
-		for (int i = 0; !st && i < row->len; i++) {
+		int want = lay->row_start[d + 1] - lay->row_start[d], len = 0;
+		for (int i = 0; i < row->len; i++)
+			len += !op_on_channel(row->ops[i].kind);
+		if (len != want)
+			st = err_set(err, "device %d: %d ops, the instance has %d", d, len, want);
+		for (int i = 0, at = 0; !st && i < row->len; i++) {
 			const struct op *o = &row->ops[i];
+			if (op_on_channel(o->kind))
+				continue;   /* copies: the decoder decides them again */
 			if (o->kind < 0 || o->kind >= in->kinds || o->stage < 0 ||
 			    o->stage >= in->stages || in->stage_device[o->stage] != d ||
 			    o->mb < 0 || o->mb >= in->microbatches ||
@@ -74,7 +78,7 @@ enum status genome_from_schedule(const struct layout *lay,
 				st = err_set(err, "device %d, position %d: not an op of this device, or a repeated one",
 					     d, i);
 			else
-				g[lay->row_start[d] + i] = (gene_t)(o->kind * in->stages + o->stage);
+				g[lay->row_start[d] + at++] = (gene_t)(o->kind * in->stages + o->stage);
 		}
 	}
 	free(seen);

@@ -125,12 +125,19 @@ void decoder_free(struct decoder *dc);
  * arrived by the time the first can start (and memory allows the pair).
  * The rule depends on the order alone, so the GA chooses pairs through the
  * order (ready neighbours pair; another op between them keeps them
- * apart), and a decoded genome still decodes to itself. */
+ * apart), and a decoded genome still decodes to itself.
+ *
+ * Offload (instance `offload`): the decoder lists copies beside the
+ * genome's compute ops: offloads of resident activations when the next op
+ * lacks memory, a reload before each offloaded activation's B (decode.c;
+ * ga/README.md). They follow from the order, so a decoded genome decodes
+ * to the same copies. */
 struct fitness decoder_run(struct decoder *dc, gene_t *g,
 			   struct decode_stats *stats);
 
-/* The last decode's genome as a schedule, its overlapped pairs marked
- * (genome_to_schedule knows orders only); NULL when out of memory. */
+/* The last decode's genome as a schedule, its overlapped pairs marked,
+ * its recomputes and its copies listed (genome_to_schedule knows orders
+ * only); NULL when out of memory. */
 struct schedule *decoder_schedule(const struct decoder *dc, const gene_t *g);
 
 #endif

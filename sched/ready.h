@@ -130,4 +130,33 @@ static inline void wake_dependents(const struct instance *in, int k, int l, int 
 	}
 }
 
+/*
+ * The memory rule of offload (docs/design.md, Offload), shared by the
+ * simulator, the exact search and the GA's decoder. Per device d:
+ * free_end[d] is the latest end of a listed op that frees memory, and
+ * alloc_start[2d + r] the latest start of a listed op that takes memory
+ * on resource r (0 compute, 1 the copy channel). An op of resource r that
+ * takes memory starts no earlier than every op listed before it on the
+ * other resource that takes memory, and after every listed op that frees
+ * memory has ended: offload_floor is that earliest start from `st`.
+ */
+static inline int64_t offload_floor(const int64_t *free_end, const int64_t *alloc_start,
+				    int d, int r, int64_t st)
+{
+	st = st > free_end[d] ? st : free_end[d];
+	int64_t other = alloc_start[2 * d + 1 - r];
+	return st > other ? st : other;
+}
+
+/* Record an op of resource r on device d, timed [st, end), with memory
+ * change delta, for the ops listed after it. */
+static inline void offload_mark(int64_t *free_end, int64_t *alloc_start, int d, int r,
+				int64_t delta, int64_t st, int64_t end)
+{
+	if (delta > 0 && st > alloc_start[2 * d + r])
+		alloc_start[2 * d + r] = st;
+	if (delta < 0 && end > free_end[d])
+		free_end[d] = end;
+}
+
 #endif

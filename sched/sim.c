@@ -353,18 +353,13 @@ static enum status report_deadlock(const struct sim *s,
  * (0 compute, 1 channel). */
 static int64_t memory_floor(const struct sim *s, int d, int r, int64_t st)
 {
-	st = st > s->free_end[d] ? st : s->free_end[d];
-	int64_t other = s->alloc_start[2 * d + 1 - r];
-	return st > other ? st : other;
+	return offload_floor(s->free_end, s->alloc_start, d, r, st);
 }
 
 /* Record a timed op's memory effect for the ops listed after it. */
 static void memory_mark(struct sim *s, int d, int r, int64_t delta, int64_t st, int64_t end)
 {
-	if (delta > 0 && st > s->alloc_start[2 * d + r])
-		s->alloc_start[2 * d + r] = st;
-	if (delta < 0 && end > s->free_end[d])
-		s->free_end[d] = end;
+	offload_mark(s->free_end, s->alloc_start, d, r, delta, st, end);
 }
 
 /* An offload or reload of device d: on the channel, after the previous one;

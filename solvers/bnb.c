@@ -411,7 +411,7 @@ static int64_t memory_floor(const struct bnb *s, int d, int r, int64_t delta, in
 {
 	if (delta <= 0)
 		return at;
-	return max64(at, max64(s->free_end[d], s->alloc_start[2 * d + 1 - r]));
+	return offload_floor(s->free_end, s->alloc_start, d, r, at);
 }
 
 /* With offload: an offload of every placed F whose B is not placed (and
@@ -573,10 +573,7 @@ static void place(struct bnb *s, const struct cand *c, struct dev_undo *u)
 		u->free_end = s->free_end[d];
 		int r = c->op >= s->n, k = op_kind(s, c->op);
 		int64_t delta = r ? (k == OP_O ? -1 : 1) : inst_delta(s->in, k, op_stage(s, c->op));
-		if (delta > 0)
-			s->alloc_start[2 * d + r] = max64(s->alloc_start[2 * d + r], c->at);
-		if (delta < 0)
-			s->free_end[d] = max64(s->free_end[d], end);
+		offload_mark(s->free_end, s->alloc_start, d, r, delta, c->at, end);
 	}
 	if (c->op >= s->n) {   /* a copy: the channel, not the device */
 		s->chan_free[d] = end;

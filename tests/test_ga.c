@@ -458,6 +458,21 @@ static const struct agree_case agree_cases[] = {
 	 "{\"devices\":2,\"microbatches\":4,\"cost\":{\"F\":2,\"B\":3},\"comm\":0,"
 	 "\"memory\":{\"F\":2,\"B\":-2,\"limit\":3},\"recompute\":{\"R\":1,\"keep\":1},"
 	 "\"overlap\":{\"factor\":0.5}}", true},
+	/* offload: the decoder copies activations out when an op lacks memory
+	 * and back before their B (genome.h); limits 1F1B's warm-up breaks */
+	{"chain3 fused offload mem",
+	 "{\"devices\":3,\"microbatches\":5,\"cost\":{\"F\":[1,2,1],\"B\":[2,3,2]},\"comm\":1,"
+	 "\"memory\":{\"F\":2,\"B\":-2,\"limit\":4},\"offload\":{\"O\":[1,2,1],\"L\":2,\"keep\":0}}",
+	 true},
+	{"chain3 split offload keep host limit",
+	 "{\"devices\":3,\"microbatches\":4,\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":1,"
+	 "\"memory\":{\"F\":3,\"B\":-2,\"W\":-1,\"limit\":6},"
+	 "\"offload\":{\"O\":1,\"L\":1,\"keep\":1,\"host_limit\":6}}", true},
+	{"v 2x2 split offload mem",
+	 "{\"devices\":2,\"microbatches\":4,\"chunks\":2,\"placement\":\"v\","
+	 "\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"comm\":1,"
+	 "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":6},\"offload\":{\"O\":2,\"keep\":0}}",
+	 true},
 };
 
 #define AGREE_ITERS 300
@@ -480,7 +495,7 @@ static void test_decoder_agrees_with_simulator(void **state)
 		assert_non_null(g);
 		struct rng r;
 		rng_seed(&r, 1000 + c);
-		int infeasible = 0, repaired = 0, pairs = 0, recomputed = 0;
+		int infeasible = 0, repaired = 0, pairs = 0, recomputed = 0, offloaded = 0;
 		for (int it = 0; it < AGREE_ITERS; it++) {
 			if (nfam >= 2 && rng_below(&r, 3) == 0) {
 				int a = rng_below(&r, nfam), b = rng_below(&r, nfam);
@@ -511,6 +526,7 @@ static void test_decoder_agrees_with_simulator(void **state)
 			assert_non_null(dsc);
 			pairs += schedule_has_pairs(dsc);
 			recomputed += schedule_has_recompute(dsc);
+			offloaded += schedule_has_offload(dsc);
 			struct outcome o = simulate(in, dsc);
 			schedule_free(dsc);
 			if (o.st)
@@ -553,6 +569,10 @@ static void test_decoder_agrees_with_simulator(void **state)
 		/* with recompute some decodes dropped activations, and only then */
 		if ((in->has_recompute && recomputed == 0) || (!in->has_recompute && recomputed > 0))
 			fail_msg("case '%s': %d of %d decodes with recompute", t->name, recomputed,
+				 AGREE_ITERS);
+		/* with offload some decodes copied, and only then */
+		if ((in->has_offload && offloaded == 0) || (!in->has_offload && offloaded > 0))
+			fail_msg("case '%s': %d of %d decodes with copies", t->name, offloaded,
 				 AGREE_ITERS);
 		/* the random genomes did exercise the repairs */
 		if (repaired == 0)
@@ -970,6 +990,77 @@ static void test_decoder_memory_repair(void **state)
 		instance_free(in);
 		check_hand_case(t);
 	}
+}
+
+/* Offload by hand: one device, 2 micro-batches, F 1, B 2, room for one
+ * activation (F +2, limit 2), O = L = 1, nothing kept. The genome
+ * F F B B: F(0,1) lacks memory, so O(0,0) runs on the channel at 1-2 and
+ * F(0,1) starts when it ends, 2-3; B(0,0) needs its reload, which needs
+ * room: O(0,1) at 3-4 (after its F), then L(0,0) at 4-5 (after every
+ * free listed before it ended), B(0,0) 5-7; L(0,1) at 7 (after B(0,0)'s
+ * free ended), B(0,1) 8-10. Makespan 10; the simulator times the decoded
+ * rows the same. F B F B needs no copy: 6. */
+static void test_decoder_offload_by_hand(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":1,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":2},"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":2},\"offload\":{\"O\":1,\"L\":1,\"keep\":0}}");
+	struct layout lay;
+	struct error err = {{0}};
+	assert_int_equal(layout_init(&lay, in, &err), STATUS_OK);
+	struct decoder *dc = decoder_new(&lay);
+	assert_non_null(dc);
+	gene_t g[4] = {OP_F, OP_F, OP_B, OP_B};   /* slot = kind * L + stage, L = 1 */
+	struct decode_stats st = {0, 0, 0};
+	struct fitness f = decoder_run(dc, g, &st);
+	assert_int_equal(f.objective, 10);
+	assert_int_equal(st.memory_repairs, 0);
+	struct schedule *sc = decoder_schedule(dc, g);
+	assert_non_null(sc);
+	static const int want[8][3] = {{OP_F, 0, 0}, {OP_O, 0, 0}, {OP_F, 0, 1}, {OP_O, 0, 1},
+				       {OP_L, 0, 0}, {OP_B, 0, 0}, {OP_L, 0, 1}, {OP_B, 0, 1}};
+	assert_int_equal(sc->rows[0].len, 8);
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(sc->rows[0].ops[i].kind, want[i][0]);
+		assert_int_equal(sc->rows[0].ops[i].mb, want[i][2]);
+	}
+	struct outcome o = simulate(in, sc);
+	assert_int_equal(o.st, STATUS_OK);
+	assert_int_equal(o.objective, 10);
+	schedule_free(sc);
+	gene_t g2[4] = {OP_F, OP_B, OP_F, OP_B};
+	f = decoder_run(dc, g2, &st);
+	assert_int_equal(f.objective, 6);
+	sc = decoder_schedule(dc, g2);
+	assert_false(schedule_has_offload(sc));
+	schedule_free(sc);
+	decoder_free(dc);
+	layout_release(&lay);
+	instance_free(in);
+}
+
+/* The search on an offload instance: the bundled offload-3x4 (29 without
+ * the key, the optimum with it 22, tests/test_offload.c's brute force)
+ * reaches 22 without the exact seed, from families that keep every
+ * activation, and its schedule offloads and re-simulates to it. */
+static void test_ga_offload(void **state)
+{
+	struct instance *in = read_dataset("datasets/instances/offload-3x4.json");
+	struct error err = {{0}};
+	struct ga_options o;
+	ga_quick_options(&o);
+	o.generations = 400;
+	o.seed = 3;
+	o.exact_seed = false;
+	struct ga_result r;
+	assert_int_equal(ga_run(in, &o, &r, &err), STATUS_OK);
+	assert_int_equal(r.best.objective, 22);
+	assert_true(schedule_has_offload(r.schedule));
+	struct outcome out = simulate(in, r.schedule);
+	assert_int_equal(out.st, STATUS_OK);
+	assert_int_equal(out.objective, 22);
+	ga_result_release(&r);
+	instance_free(in);
 }
 
 /* ---- 8. operators keep the multiset ------------------------------------------------ */
@@ -1610,6 +1701,8 @@ int main(void)
 		cmocka_unit_test(test_decoder_deadlock_repair),
 		cmocka_unit_test(test_decoder_deadlock_rule),
 		cmocka_unit_test(test_decoder_memory_repair),
+		cmocka_unit_test(test_decoder_offload_by_hand),
+		cmocka_unit_test(test_ga_offload),
 		cmocka_unit_test(test_operators_keep_multiset),
 		cmocka_unit_test(test_crossover_with_itself),
 		cmocka_unit_test(test_ga_run_tiny_vs_brute),
