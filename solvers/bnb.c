@@ -238,6 +238,22 @@ static int64_t op_dur(const struct bnb *s, int o)
 	return inst_duration(s->in, o / (s->L * s->M), o / s->M % s->L);
 }
 
+/* Free op_graph's arrays; op_tail NULL turns the per-op bounds off. */
+static void op_graph_free(struct bnb *s)
+{
+	free(s->op_tail);
+	free(s->topo);
+	free(s->arc_start);
+	free(s->arc_to);
+	free(s->arc_lag);
+	free(s->est);
+	free(s->jobs);
+	free(s->jr);
+	free(s->heap);
+	s->op_tail = s->est = s->arc_lag = s->jr = NULL;
+	s->topo = s->arc_start = s->arc_to = s->jobs = s->heap = NULL;
+}
+
 /* The arcs of op_succ, a topological order of them (Kahn) and every op's
  * tail over them: the longest path from its end to the end of the work.
  * False when out of memory or the arcs have a cycle (then no per-op
@@ -879,15 +895,7 @@ static void release(struct bnb *s)
 	free(s->second);
 	free(s->best_second);
 	free(s->tail);
-	free(s->op_tail);
-	free(s->topo);
-	free(s->arc_start);
-	free(s->arc_to);
-	free(s->arc_lag);
-	free(s->est);
-	free(s->jobs);
-	free(s->jr);
-	free(s->heap);
+	op_graph_free(s);
 	free(s->seq);
 	free(s->best_seq);
 	free(s->cands);
@@ -993,18 +1001,8 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 		s->rest_f[in->stage_device[l]] += inst_duration(in, OP_F, l) * s->M;
 		s->rest_b[in->stage_device[l]] += inst_duration(in, OP_B, l) * s->M;
 	}
-	if (!s->any_order && !s->pairs && !op_graph(s)) {
-		free(s->op_tail);
-	free(s->topo);
-	free(s->arc_start);
-	free(s->arc_to);
-	free(s->arc_lag);
-	free(s->est);
-	free(s->jobs);
-	free(s->jr);
-	free(s->heap);
-		s->op_tail = NULL;
-	}
+	if (!s->any_order && !s->pairs && !op_graph(s))
+		op_graph_free(s);   /* no per-op bounds: out of memory, or a cycle */
 	return bound_tails(in, s->tail, err);
 }
 

@@ -207,14 +207,17 @@ static inline void brute_enumerate(struct brute *b, int d, int pos)
 	}
 }
 
-/* The optimum of the instance's objective, or INT64_MAX if no schedule is
- * valid. `evaluated` (may be NULL) receives the number of combinations. */
-static inline int64_t brute_optimum(const struct instance *in, long *evaluated)
+/* The optimum of the relaxation in which the devices marked in `relaxed`
+ * (NULL: none, the instance itself) run any number of ops at once and
+ * have no memory limit; INT64_MAX if no schedule is valid. `evaluated`
+ * (may be NULL) receives the number of combinations. */
+static inline int64_t brute_relaxed_optimum(const struct instance *in, const bool *relaxed,
+					    long *evaluated)
 {
 	struct brute *b = malloc(sizeof *b);
 	brute_build(b, in);
 	b->best = INT64_MAX;
-	b->visit = NULL;
+	b->relaxed = relaxed;
 	brute_enumerate(b, 0, 0);
 	int64_t best = b->best;
 	if (evaluated)
@@ -223,18 +226,11 @@ static inline int64_t brute_optimum(const struct instance *in, long *evaluated)
 	return best;
 }
 
-/* The optimum of the relaxation in which the devices marked in `relaxed`
- * run any number of ops at once and have no memory limit. */
-static inline int64_t brute_relaxed_optimum(const struct instance *in, const bool *relaxed)
+/* The optimum of the instance's objective, or INT64_MAX if no schedule is
+ * valid. `evaluated` (may be NULL) receives the number of combinations. */
+static inline int64_t brute_optimum(const struct instance *in, long *evaluated)
 {
-	struct brute *b = malloc(sizeof *b);
-	brute_build(b, in);
-	b->best = INT64_MAX;
-	b->relaxed = relaxed;
-	brute_enumerate(b, 0, 0);
-	int64_t best = b->best;
-	free(b);
-	return best;
+	return brute_relaxed_optimum(in, NULL, evaluated);
 }
 
 /* Call visit with every valid combination; returns how many combinations

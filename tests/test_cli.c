@@ -1926,88 +1926,82 @@ static void test_solve_certified_by_bound(void **state)
 	run_free(&r);
 }
 
-/* Recomputation end to end on datasets/instances/recompute-3x4.json: solve
- * certifies 23 through the exact search (tests/ref/recompute_dp.py, an
- * independent search over every order and mark, gives 23, and 29 where
- * recomputing gains nothing), says how many backwards it recomputes, and
- * its schedule re-simulates to 23; written as torch CSV it is refused in
- * one line with no file left, as JSON it reads back. */
-static void test_solve_recompute(void **state)
+/* A decision end to end (recompute, offload): solve certifies `opt` on
+ * the bundled instance and counts the decisions under `count_key`; the
+ * schedule re-simulates to it with `sim_needle` in the output; its Chrome
+ * trace holds `trace_needle`; torch CSV is refused with `csv_error` and no
+ * file is left. */
+struct decision_case {
+	const char *instance, *tag;
+	int64_t opt;
+	const char *certified_by;   /* NULL: any */
+	const char *count_key, *sim_needle, *trace_needle, *csv_error;
+};
+
+static void check_decision_end_to_end(const struct decision_case *c)
 {
+	char out[64], trace_path[64], csv[64], sim_want[32];
+	snprintf(out, sizeof out, "%s.json", c->tag);
+	snprintf(trace_path, sizeof trace_path, "%s.trace.json", c->tag);
+	snprintf(csv, sizeof csv, "%s.csv", c->tag);
+	snprintf(sim_want, sizeof sim_want, "makespan    %lld", (long long)c->opt);
 	struct run r;
-	RUN(&r, "solve", "datasets/instances/recompute-3x4.json", "--json", "-o", tmp("rc.json"));
+	RUN(&r, "solve", c->instance, "--json", "-o", tmp(out));
 	if (r.status)
 		fail_msg("exit %d: %s", r.status, r.err);
 	json_t *j = parse_json(r.out);
-	assert_int_equal(get_int(j, "objective"), 23);
+	assert_int_equal(get_int(j, "objective"), c->opt);
 	assert_string_equal(get_str(j, "status"), "optimal");
-	assert_string_equal(get_str(j, "certified_by"), "search");
-	assert_true(get_int(j, "recomputed") > 0);
+	if (c->certified_by)
+		assert_string_equal(get_str(j, "certified_by"), c->certified_by);
+	assert_true(get_int(j, c->count_key) > 0);
 	json_decref(j);
 	run_free(&r);
-	RUN(&r, "simulate", "datasets/instances/recompute-3x4.json", "--schedule", tmp("rc.json"));
+	RUN(&r, "simulate", c->instance, "--schedule", tmp(out));
 	assert_int_equal(r.status, 0);
-	assert_contains(r.out, "makespan    23");
-	assert_contains(r.out, "recomputed  ");
+	assert_contains(r.out, sim_want);
+	assert_contains(r.out, c->sim_needle);
 	run_free(&r);
-	/* the Chrome trace names a recomputed B's recompute time (R = 1) */
-	RUN(&r, "convert", tmp("rc.json"), tmp("rc.trace.json"), "--instance",
-	    "datasets/instances/recompute-3x4.json");
+	RUN(&r, "convert", tmp(out), tmp(trace_path), "--instance", c->instance);
 	assert_int_equal(r.status, 0);
 	run_free(&r);
-	char *trace = slurp(tmp("rc.trace.json"), NULL);
+	char *trace = slurp(tmp(trace_path), NULL);
 	assert_non_null(trace);
-	assert_contains(trace, "\"recompute\":1");
+	assert_contains(trace, c->trace_needle);
 	free(trace);
-	RUN(&r, "convert", tmp("rc.json"), tmp("rc.csv"), "--instance",
-	    "datasets/instances/recompute-3x4.json");
-	assert_failed(&r, (const char *const[]){"torch CSV has no action for a recomputed backward", NULL});
-	assert_int_equal(access(tmp("rc.csv"), F_OK), -1);
+	RUN(&r, "convert", tmp(out), tmp(csv), "--instance", c->instance);
+	assert_failed(&r, (const char *const[]){c->csv_error, NULL});
+	assert_int_equal(access(tmp(csv), F_OK), -1);
 	run_free(&r);
 }
 
-/* Offload end to end on datasets/instances/offload-3x4.json: 22 is the
- * optimum of the same chain with no memory limit at all (its critical
- * path and loads: 3 devices, 4 micro-batches, F 1, B 2, comm 1; the bound
- * says 22 below), so no schedule under the limit does better, and solve
- * finds one at 22 by offloading (29 without the key: every family stays
- * at or above it), says how many it offloads, and the schedule
- * re-simulates to 22 with a copy line in the timeline; the trace puts the
- * copies on a thread of their own; torch CSV is refused in one line with
- * no file left. */
+/* Recomputation on datasets/instances/recompute-3x4.json: solve certifies
+ * 23 through the exact search (tests/ref/recompute_dp.py, an independent
+ * search over every order and mark, gives 23, and 29 where recomputing
+ * gains nothing); the trace names a recomputed B's recompute time (R = 1). */
+static void test_solve_recompute(void **state)
+{
+	check_decision_end_to_end(&(struct decision_case){
+		"datasets/instances/recompute-3x4.json", "rc", 23, "search", "recomputed",
+		"recomputed  ",
+		"\"recompute\":1", "torch CSV has no action for a recomputed backward"});
+}
+
+/* Offload on datasets/instances/offload-3x4.json: 22 is the optimum of the
+ * same chain with no memory limit at all (its critical path and loads: 3
+ * devices, 4 micro-batches, F 1, B 2, comm 1), so no schedule under the
+ * limit does better, and solve finds one at 22 by offloading (29 without
+ * the key: every family stays at or above it); the bound says 22; the
+ * timeline has a copy line and the trace a thread for the copies. */
 static void test_solve_offload(void **state)
 {
+	check_decision_end_to_end(&(struct decision_case){
+		"datasets/instances/offload-3x4.json", "off", 22, NULL, "offloaded", "    copy|",
+		"device 0 copy", "torch CSV has no action for an offload"});
 	struct run r;
-	RUN(&r, "solve", "datasets/instances/offload-3x4.json", "--json", "-o", tmp("off.json"));
-	if (r.status)
-		fail_msg("exit %d: %s", r.status, r.err);
-	json_t *j = parse_json(r.out);
-	assert_int_equal(get_int(j, "objective"), 22);
-	assert_string_equal(get_str(j, "status"), "optimal");
-	assert_true(get_int(j, "offloaded") > 0);
-	json_decref(j);
-	run_free(&r);
 	RUN(&r, "bound", "datasets/instances/offload-3x4.json");
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "lower bound    22");
-	run_free(&r);
-	RUN(&r, "simulate", "datasets/instances/offload-3x4.json", "--schedule", tmp("off.json"));
-	assert_int_equal(r.status, 0);
-	assert_contains(r.out, "makespan    22");
-	assert_contains(r.out, "    copy|");
-	run_free(&r);
-	RUN(&r, "convert", tmp("off.json"), tmp("off.trace.json"), "--instance",
-	    "datasets/instances/offload-3x4.json");
-	assert_int_equal(r.status, 0);
-	run_free(&r);
-	char *trace = slurp(tmp("off.trace.json"), NULL);
-	assert_non_null(trace);
-	assert_contains(trace, "device 0 copy");
-	free(trace);
-	RUN(&r, "convert", tmp("off.json"), tmp("off.csv"), "--instance",
-	    "datasets/instances/offload-3x4.json");
-	assert_failed(&r, (const char *const[]){"torch CSV has no action for an offload", NULL});
-	assert_int_equal(access(tmp("off.csv"), F_OK), -1);
 	run_free(&r);
 }
 
