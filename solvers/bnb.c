@@ -634,7 +634,13 @@ static void unplace(struct bnb *s, const struct cand *c, const struct dev_undo *
 
 /* ---- dominance (memo) --------------------------------------------------------- */
 
-#define MEMO_BUCKETS (1 << 20)
+/* The table grows as it fills: buckets double (rehashed) at one entry per
+ * bucket, up to MEMO_MAX_BUCKETS; the store doubles up to MEMO_MAX_VALUES.
+ * A small search then costs no 128 MiB allocation and no 4 MiB clear (the
+ * window bounds run thousands of them; under AddressSanitizer each fixed
+ * allocation cost milliseconds). */
+#define MEMO_MIN_BUCKETS (1 << 12)
+#define MEMO_MAX_BUCKETS (1 << 20)
 #define MEMO_MAX_VALUES (16L << 20)   /* int64s kept: 128 MiB */
 
 struct memo_entry {
@@ -645,11 +651,12 @@ struct memo_entry {
 };
 
 struct memo_table {
-	int buckets[MEMO_BUCKETS];
+	int *buckets;            /* [nbuckets] first entry, -1: empty */
+	int nbuckets;            /* a power of 2 */
 	struct memo_entry *e;
 	long n, cap;
 	int64_t *store;
-	long used;
+	long used, store_cap;
 };
 
 static uint64_t key_hash(const int64_t *key, int n)
@@ -755,6 +762,54 @@ static int node_values(const struct bnb *s, int64_t *v)
 	return n;
 }
 
+/* Re-chain every entry into nb buckets. */
+static bool memo_rehash(struct memo_table *t, int nb)
+{
+	int *b = malloc(nb * sizeof *b);
+	if (!b)
+		return false;
+	memset(b, 0xff, nb * sizeof *b);
+	for (long i = 0; i < t->n; i++) {
+		int x = (int)(t->e[i].hash & (nb - 1));
+		t->e[i].next = b[x];
+		b[x] = (int)i;
+	}
+	free(t->buckets);
+	t->buckets = b;
+	t->nbuckets = nb;
+	return true;
+}
+
+/* Room for one more entry of `vals` int64s, growing what is full; false
+ * when the table is at its limit or out of memory. */
+static bool memo_room(struct memo_table *t, int vals)
+{
+	if (t->used + vals > MEMO_MAX_VALUES)
+		return false;
+	if (t->used + vals > t->store_cap) {
+		long cap = 2 * t->store_cap;
+		while (cap < t->used + vals)
+			cap *= 2;
+		cap = cap < MEMO_MAX_VALUES ? cap : MEMO_MAX_VALUES;
+		int64_t *st = realloc(t->store, cap * sizeof *st);
+		if (!st)
+			return false;
+		t->store = st;
+		t->store_cap = cap;
+	}
+	if (t->n == t->cap) {
+		long cap = t->cap ? 2 * t->cap : 1 << 12;
+		struct memo_entry *e = realloc(t->e, cap * sizeof *e);
+		if (!e)
+			return false;
+		t->e = e;
+		t->cap = cap;
+	}
+	if (t->n >= t->nbuckets && t->nbuckets < MEMO_MAX_BUCKETS)
+		return memo_rehash(t, 2 * t->nbuckets);
+	return true;
+}
+
 /* True when an earlier node of the same placed set dominates this one;
  * otherwise the node is recorded (while there is room). */
 static bool dominated(struct bnb *s)
@@ -763,7 +818,7 @@ static bool dominated(struct bnb *s)
 	int kl = s->key_len, nv = node_values(s, s->key_vals);
 	node_key(s);
 	uint64_t h = key_hash(s->key, kl);
-	for (int i = t->buckets[h & (MEMO_BUCKETS - 1)]; i >= 0; i = t->e[i].next) {
+	for (int i = t->buckets[h & (t->nbuckets - 1)]; i >= 0; i = t->e[i].next) {
 		const struct memo_entry *e = &t->e[i];
 		if (e->hash != h || e->nvals != nv)
 			continue;
@@ -776,49 +831,40 @@ static bool dominated(struct bnb *s)
 		if (same && below)
 			return true;
 	}
-	if (t->used + kl + nv > MEMO_MAX_VALUES)
-		return false;
-	if (t->n == t->cap) {
-		long cap = t->cap ? 2 * t->cap : 1 << 16;
-		struct memo_entry *e = realloc(t->e, cap * sizeof *e);
-		if (!e)
-			return false;
-		t->e = e;
-		t->cap = cap;
-	}
+	if (!memo_room(t, kl + nv))
+		return false;   /* full: the node is searched, not recorded */
 	struct memo_entry *e = &t->e[t->n];
-	*e = (struct memo_entry){h, t->buckets[h & (MEMO_BUCKETS - 1)], t->used, nv};
+	*e = (struct memo_entry){h, t->buckets[h & (t->nbuckets - 1)], t->used, nv};
 	for (int k = 0; k < kl; k++)
 		t->store[t->used++] = s->key[k];
 	for (int k = 0; k < nv; k++)
 		t->store[t->used++] = s->key_vals[k];
-	t->buckets[h & (MEMO_BUCKETS - 1)] = (int)t->n++;
+	t->buckets[h & (t->nbuckets - 1)] = (int)t->n++;
 	return false;
-}
-
-static struct memo_table *memo_new(void)
-{
-	struct memo_table *t = malloc(sizeof *t);
-	if (!t)
-		return NULL;
-	memset(t->buckets, 0xff, sizeof t->buckets);   /* -1: empty */
-	t->e = NULL;
-	t->n = t->cap = t->used = 0;
-	t->store = malloc(MEMO_MAX_VALUES * sizeof *t->store);
-	if (!t->store) {
-		free(t);
-		return NULL;
-	}
-	return t;
 }
 
 static void memo_free(struct memo_table *t)
 {
 	if (!t)
 		return;
+	free(t->buckets);
 	free(t->e);
 	free(t->store);
 	free(t);
+}
+
+static struct memo_table *memo_new(void)
+{
+	struct memo_table *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->store_cap = 1 << 14;
+	t->store = malloc(t->store_cap * sizeof *t->store);
+	if (!t->store || !memo_rehash(t, MEMO_MIN_BUCKETS)) {
+		memo_free(t);
+		return NULL;
+	}
+	return t;
 }
 
 static void dfs(struct bnb *s, int64_t t)
