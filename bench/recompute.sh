@@ -8,7 +8,10 @@
 # 2 chunks of half a stage: F 9261, B 9043, W 4669, comm 601 us; memory
 # per chunk F 2, B -1, W -1), m 24 and 32, at the peak memory of zb-v
 # (1F1B's), v-half and v-min: the families valid there, and search without
-# and with recompute {R: 9261 (the chunk's forward again), keep: 0}.
+# either key, with recompute {R: 9261 (the chunk's forward again), keep: 0}
+# and with offload {O = L = 9261 (a copy as long as the chunk's forward:
+# an assumption, no measured transfer time is published for these
+# costs), keep: 0}.
 # Usage: bench/recompute.sh [PIPEOPT] [SECONDS]
 set -euo pipefail
 bin=${1:-build/pipeopt}
@@ -38,31 +41,32 @@ print(json.load(sys.stdin)["objective"])')
 done
 
 echo
-echo "| m | limit | zb-v | v-half | v-min | search ${t}s | search ${t}s, recompute | recomputed |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| m | limit | zb-v | v-half | v-min | search ${t}s | search ${t}s, recompute | recomputed | search ${t}s, offload | offloaded |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for M in 24 32; do
 	for lim in 32 20 14; do
 		row="| $M | $lim |"
-		for rc in no yes; do
+		for v in no yes off; do
 			extra=""
-			[ "$rc" = yes ] && extra=',"recompute":{"R":9261,"keep":0}'
+			[ "$v" = yes ] && extra=',"recompute":{"R":9261,"keep":0}'
+			[ "$v" = off ] && extra=',"offload":{"O":9261,"L":9261,"keep":0}'
 			printf '{"name":"gpt-1.5b-v-m%s-l%s-%s","devices":8,"microbatches":%s,"chunks":2,"placement":"v","cost":{"F":9261,"B":9043,"W":4669},"comm":601,"memory":{"F":2,"B":-1,"W":-1,"limit":%s}%s}\n' \
-				"$M" "$lim" "$rc" "$M" "$lim" "$extra" >"$dir/g-$rc.json"
+				"$M" "$lim" "$v" "$M" "$lim" "$extra" >"$dir/g-$v.json"
 		done
 		for f in zb-v v-half v-min; do
 			v=$("$bin" simulate "$dir/g-no.json" --family "$f" --json --no-timeline 2>/dev/null |
 			    python3 -c 'import json,sys; print(json.load(sys.stdin)["makespan"])' 2>/dev/null || echo -)
 			row="$row $v |"
 		done
-		for rc in no yes; do
-			r=$("$bin" search "$dir/g-$rc.json" --time-limit "$t" --json 2>/dev/null | python3 -c '
+		for v in no yes off; do
+			r=$("$bin" search "$dir/g-$v.json" --time-limit "$t" --json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 n = sum(1 for row in d["schedule"] for e in row for o in (e if isinstance(e[0], list) else [e]) if len(o) == 4)
-print(d["makespan"], n)')
+print(d["makespan"], d.get("offloaded", n))')
 			row="$row ${r% *} |"
-			n=${r#* }
+			[ "$v" = no ] || row="$row ${r#* } |"
 		done
-		echo "$row $n |"
+		echo "$row"
 	done
 done
