@@ -31,20 +31,22 @@ enum status relax_window(const struct instance *in, int lo, int hi, int64_t from
 		double left = seconds > 0 ? seconds - (clock_seconds() - t0) : 0;
 		if (seconds > 0 && left <= 0)
 			break;
-		/* is there a schedule of the relaxation ending by T? */
-		struct bnb_options bo = {.time_limit = left, .incumbent = T + 1, .memo = true,
-					 .jackson = true, .relaxed = relaxed};
+		/* is there a schedule of the relaxation ending by T? (none ends
+		 * before T: every target below is refuted, so the search may
+		 * stop at the first it finds) */
+		struct bnb_options bo = {.time_limit = left, .incumbent = T + 1, .lower_bound = T,
+					 .memo = true, .jackson = true, .relaxed = relaxed};
 		struct bnb_result br;
 		if ((st = bnb_solve(in, &bo, &br, err)))
 			break;
 		*nodes += br.nodes;
 		schedule_free(br.schedule);
-		if (!br.proved)
-			break;
 		if (br.objective <= T) {   /* found: the relaxation's optimum is T */
 			*proved = true;
 			break;
 		}
+		if (!br.proved)
+			break;   /* out of time at T: T stands */
 		*bound = T + 1;   /* none ends by T */
 		*proved = *bound >= upper;
 	}
@@ -83,9 +85,10 @@ enum status relax_bound(const struct instance *in, const struct relax_options *o
 	*r = (struct relax_result){.bound = o->lower_bound, .lo = -1, .hi = -1};
 	if (!relax_takes(in))
 		return STATUS_OK;
-	int *lo = malloc(2 * (size_t)D * D * sizeof *lo), *hi = lo + D * D;
+	int *lo = malloc(2 * (size_t)D * D * sizeof *lo);
 	if (!lo)
 		return err_set(err, "bound: out of memory");
+	int *hi = lo + D * D;
 	int n = window_order(D, widest, lo, hi);
 	enum status st = STATUS_OK;
 	for (int i = 0; i < n; i++) {

@@ -65,9 +65,10 @@ struct relax_result {
 enum status relax_bound(const struct instance *in, const struct relax_options *o,
 			struct relax_result *r, struct error *err);
 
-/* The bound of one window [lo, hi]: the optimum of its relaxation when the
- * search finishes (*proved), else the last target it proved; from `from`
- * up to `upper` (exclusive). A width of every device is the instance. */
+/* The bound of one window [lo, hi], asked from `from` (a bound already
+ * proven) up to `upper` (exclusive): the larger of `from` and the optimum
+ * of its relaxation when the search finishes (*proved), else the last
+ * target it refuted plus one. A window of every device is the instance. */
 enum status relax_window(const struct instance *in, int lo, int hi, int64_t from,
 			 int64_t upper, double seconds, int64_t *bound, bool *proved,
 			 long *nodes, struct error *err);
