@@ -175,14 +175,17 @@ static int64_t rest_busy(const struct bnb *s, int d)
 
 /* ---- per-op tails and Jackson's device bound ------------------------------- */
 
-/* The first micro-batch whose F on stage l must wait for B(l, i) (FIFO,
- * one kind's delta per stage): with a = the F's delta, b and w the B's and
- * W's frees (a = b + w), the memory in use before F(l, j) is at least this
- * stage's j a - nb b - nw w >= j a - nb a (nw <= nb), and j a + a - nb a
+/* The memory arc of stage l (FIFO, one delta per kind and stage): with
+ * a = the F's delta, b and w the B's and W's frees (a = b + w, w >= 0),
+ * the memory in use before F(l, j) is at least this stage's
+ * j a - nb b - nw w >= j a - nb a (nw <= nb, w >= 0), and j a + a - nb a
  * <= limit needs nb >= j + 1 - floor(limit / a): B(l, j - K) precedes
- * F(l, j) in the device's order, K = floor(limit / a). Other stages of
- * the device only add to the memory in use (each holds >= 0). Returns K,
- * or -1 where no arc applies. */
+ * F(l, j) in the device's order, K = floor(limit / a). Every other stage
+ * of the device holds a prefix sum of its deltas, F, F + B = -W or 0,
+ * which is >= 0 when its W takes nothing back, so it only adds. A W that
+ * takes memory back (delta > 0: B freed more than F took) breaks both
+ * steps (F 1, B -2, W +1, room for one: F0 B0 F1 B1 F2 F3 holds at most
+ * 1), so then no arc. Returns K, or -1 where no arc applies. */
 static int memory_window(const struct instance *in, int l)
 {
 	if (!in->has_memory || !in->has_limit)
@@ -190,6 +193,9 @@ static int memory_window(const struct instance *in, int l)
 	int64_t a = inst_delta(in, OP_F, l);
 	if (a <= 0)
 		return -1;
+	for (int k = 0; in->split_backward && k < in->stages; k++)
+		if (in->stage_device[k] == in->stage_device[l] && inst_delta(in, OP_W, k) > 0)
+			return -1;
 	int64_t k = in->limit[in->stage_device[l]] / a;
 	return k < in->microbatches ? (int)k : -1;
 }

@@ -405,7 +405,8 @@ static void test_search_and_milps_against_brute_force(void **state)
 }
 
 /* A random tiny makespan instance for the window bounds, with memory
- * limits that bind: chains of 2 or 3 devices (fused or split), V and
+ * limits that bind (half the split chains with a W that takes memory
+ * back: B frees more than F took): chains of 2 or 3 devices, V and
  * interleaved placements, a fork-join DAG; per-stage costs 1-5, comm 0-2,
  * a limit of 1 to 3 activations where memory is on. */
 static void window_instance_json(int shape, int seedpos, char *json, size_t n)
@@ -422,7 +423,9 @@ static void window_instance_json(int shape, int seedpos, char *json, size_t n)
 	shape_body(shapes[shape], 0x9e3779b97f4a7c15ULL + (uint64_t)seedpos * 104729, body,
 		   sizeof body);
 	int acts = rnd(0, 3);   /* 0: no memory limit */
-	if (acts && shape == 2)
+	if (acts && shape == 2 && seedpos % 2)   /* a W that takes memory back */
+		snprintf(mem, sizeof mem, ",\"memory\":{\"F\":1,\"B\":-2,\"W\":1,\"limit\":%d}", acts);
+	else if (acts && shape == 2)
 		snprintf(mem, sizeof mem, ",\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":%d}", 2 * acts);
 	else if (acts)
 		snprintf(mem, sizeof mem, ",\"memory\":{\"F\":1,\"B\":-1,\"limit\":%d}", acts);
@@ -492,6 +495,51 @@ static void test_window_bounds_against_brute_force(void **state)
 	assert_true(above_closed_form > 0);
 }
 
+/* A W that takes memory back (B frees more than F took, W takes the rest
+ * back) lets F(l, j + K) run before B(l, j) with room for K activations:
+ * F 1, B -2, W +1, room for one, F0 B0 F1 B1 F2 F3 holds at most 1. The
+ * search's memory arcs must not assume otherwise. On random chains of 2
+ * devices, 4 micro-batches (too many orders for the brute force), the
+ * exact search with dominance, with and without Jackson's bound, agrees
+ * with the MILP (CBC, disjunctive, forced), whose memory rows count every
+ * delta as it is; one instance by hand where the arcs would cut the
+ * optimum off. */
+static void test_search_positive_w_delta(void **state)
+{
+	int checked = 0;
+	for (int rep = 0; rep < 12; rep++) {
+		char json[512];
+		span_rng = 0x51ed2701ULL + (uint64_t)rep * 977;
+		snprintf(json, sizeof json,
+			 "{\"devices\":2,\"microbatches\":4,\"cost\":{\"F\":[%d,%d],\"B\":[%d,%d],\"W\":[%d,%d]},"
+			 "\"comm\":%d,\"memory\":{\"F\":1,\"B\":-2,\"W\":1,\"limit\":%d}}",
+			 rnd(1, 3), rnd(1, 3), rnd(1, 3), rnd(1, 3), rnd(1, 4), rnd(1, 4), rnd(0, 2),
+			 rnd(1, 2));
+		struct instance *in = parse_instance_ok(json);
+		struct error err = {{0}};
+		struct exact_options o = {.solver = "cbc", .formulation = "disjunctive",
+					  .time_limit = 60, .threads = 1, .always_milp = true};
+		struct exact_result r;
+		if (exact_solve(in, &o, &r, &err))
+			fail_msg("%s: %s", json, err.msg);
+		assert_true(r.certified);
+		for (int jk = 0; jk < 2; jk++) {
+			struct bnb_options bo = {.incumbent = INT64_MAX, .memo = true, .jackson = jk};
+			struct bnb_result br;
+			assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
+			assert_true(br.proved);
+			if (br.objective != r.objective)
+				fail_msg("%s: search%s %lld, MILP %lld", json, jk ? " with Jackson" : "",
+					 (long long)br.objective, (long long)r.objective);
+			schedule_free(br.schedule);
+		}
+		exact_result_release(&r);
+		instance_free(in);
+		checked++;
+	}
+	assert_int_equal(checked, 12);
+}
+
 /* A chain of 3 devices, 12 micro-batches, F 1, B 2 (fused), comm 1, room
  * for 3 activations: sched/bound.c's closed forms stop at 58 (the memory
  * round trips of stage 0: F(0, j + 3) waits for B(0, j), a trip of
@@ -555,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_search_and_milps_against_brute_force),
 		cmocka_unit_test(test_window_bounds_against_brute_force),
 		cmocka_unit_test(test_window_bound_by_hand),
+		cmocka_unit_test(test_search_positive_w_delta),
 		cmocka_unit_test(test_target_passes_against_brute_force),
 		cmocka_unit_test(test_target_model_infeasible_below_optimum),
 	};
