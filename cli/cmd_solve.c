@@ -18,9 +18,11 @@ static const char usage_text[] =
 	"Find an optimal schedule and prove it. The best predefined family gives\n"
 	"an upper bound and the lower bounds of 'pipeopt bound' a lower one; if\n"
 	"they meet, that schedule is optimal without a MILP (certified by the\n"
-	"bound). Otherwise the problem is solved as a MILP, starting from that\n"
-	"schedule; the result is certified when the solver proves optimality\n"
-	"and the decoded schedule, re-simulated, has exactly that objective.\n"
+	"bound). Otherwise, for the makespan, the window bounds of 'pipeopt\n"
+	"bound --windows' run for a tenth of the time (at most 10 s), then the\n"
+	"exact search (a branch and bound over schedules), then a MILP starting\n"
+	"from the best schedule; the result is certified when one of them proves\n"
+	"optimality and the schedule, re-simulated, has exactly that objective.\n"
 	"At the time limit the best schedule is returned with its bound and gap.\n"
 	"--threads is the MILP solver's threads.\n";
 
