@@ -25,10 +25,10 @@
  * the same marks.
  *
  * Offload (instance.h): the genome orders compute ops only; the decoder
- * decides the copies. When the device's next op needs memory it lacks, it
- * offloads resident activations (F run, B not yet, nothing copied), the
- * one whose B is listed last first (Belady's rule: the longest time off
- * the device), while the host has room, until the op fits; the O goes on
+ * decides the copies. When the device's next op needs memory it lacks and
+ * no pending W can make room, it offloads resident activations (F run, B
+ * not yet, nothing copied; victim() picks them) while the host has room,
+ * until the op fits, or none when they cannot make it fit; the O goes on
  * the copy channel after its F and before the op in the row. When the
  * next op is the B of an offloaded activation, its reload L is listed
  * right before it (making room the same way if needed) and the B waits for
@@ -299,7 +299,6 @@ static void place(struct decoder *dc, int d, int q, int64_t start)
 	if (dc->offload)
 		offload_mark(dc->free_end, dc->alloc_start, d, 0, inst_delta(dc->in, k, l), start,
 			     dc->end[id]);
-
 	if (dc->first_start[d] < 0)
 		dc->first_start[d] = start;
 	dc->free_at[d] = dc->end[id];
@@ -392,8 +391,9 @@ static void record_copy(struct decoder *dc, int d, int kind, int l, int j)
 static void offload_one(struct decoder *dc, int d, int l, int j)
 {
 	const struct instance *in = dc->in;
-	int64_t moved = inst_moved(in, l), f = dc->end[l * dc->M + j];
-	int64_t st = dc->chan_free[d] > f ? dc->chan_free[d] : f;
+	int64_t moved = inst_moved(in, l);
+	int64_t st = offload_copy_start(false, dc->chan_free[d], dc->end[l * dc->M + j],
+					dc->free_end, dc->alloc_start, d);
 	int64_t end = st + in->offload_cost[l];
 	dc->chan_free[d] = end;
 	offload_mark(dc->free_end, dc->alloc_start, d, 1, -moved, st, end);
@@ -494,7 +494,8 @@ static bool reload(struct decoder *dc, int d, int l, int j)
 	int64_t moved = inst_moved(in, l);
 	if (!make_room(dc, d, moved, l, j))
 		return false;
-	int64_t st = offload_floor(dc->free_end, dc->alloc_start, d, 1, dc->chan_free[d]);
+	int64_t st = offload_copy_start(true, dc->chan_free[d], 0, dc->free_end, dc->alloc_start,
+					d);
 	int64_t end = st + in->reload_cost[l];
 	dc->chan_free[d] = dc->lend[l * dc->M + j] = end;
 	offload_mark(dc->free_end, dc->alloc_start, d, 1, moved, st, end);
@@ -510,10 +511,9 @@ static bool reload(struct decoder *dc, int d, int l, int j)
 static int64_t offload_start(const struct decoder *dc, int d, int q, int64_t st)
 {
 	int k = q / dc->L, l = q % dc->L, x = l * dc->M + dc->head[q];
-	if (k == OP_B && dc->cp[x] == 2 && dc->lend[x] > st)
-		st = dc->lend[x];
-	return inst_delta(dc->in, k, l) > 0 ?
-		offload_floor(dc->free_end, dc->alloc_start, d, 0, st) : st;
+	return offload_compute_start(k, inst_delta(dc->in, k, l),
+				     k == OP_B && dc->cp[x] == 2 ? dc->lend[x] : -1,
+				     dc->free_end, dc->alloc_start, d, st);
 }
 
 /* Whether slot q's next op is the B of an offloaded activation whose
@@ -555,23 +555,23 @@ static bool run_device(struct decoder *dc, const gene_t *g, int d)
 	int q;
 	bool copied = false;   /* copies were listed for the op now next */
 	while ((q = next_slot(dc, g, d)) >= 0) {
-		int w;
-		/* copies are decided when the op can start, so that nothing a
-		 * repair runs meanwhile is listed between them and the op (it
-		 * would come first when the order is decoded again); their times
-		 * follow the device's state, not the moment of the decision */
-		if (dc->offload && op_ready_time(in, dc->end, q / dc->L, q % dc->L, dc->head[q],
-						 dc->free_at[d], &w) < 0)
+		int w, k = q / dc->L, l = q % dc->L;
+		int64_t start = 0;
+		/* with offload, inputs first: copies are decided when the op can
+		 * start, so that nothing a repair runs meanwhile is listed between
+		 * them and the op (it would come first when the order is decoded
+		 * again); their times follow the device's state, not the moment
+		 * of the decision */
+		if (dc->offload && (start = op_ready_time(in, dc->end, k, l, dc->head[q],
+							  dc->free_at[d], &w)) < 0)
 			return true;   /* waits for another device */
 		if (needs_reload(dc, q) || !fits(dc, d, q)) {
 			if (!make_fit(dc, d, q, &copied))
 				return false;
 			continue;
 		}
-		int k = q / dc->L, l = q % dc->L;
-		int64_t start = op_ready_time(in, dc->end, k, l, dc->head[q],
-					      dc->free_at[d], &w);
-		if (start < 0)
+		if (!dc->offload &&
+		    (start = op_ready_time(in, dc->end, k, l, dc->head[q], dc->free_at[d], &w)) < 0)
 			return true;   /* waits for another device */
 		if (dc->offload)
 			start = offload_start(dc, d, q, start);

@@ -148,6 +148,31 @@ static inline int64_t offload_floor(const int64_t *free_end, const int64_t *allo
 	return st > other ? st : other;
 }
 
+/* When a copy on device d's channel can start, the channel free from
+ * chan_free: an offload (reload false) after its F ends at f_end; a reload,
+ * which takes memory, by offload_floor. */
+static inline int64_t offload_copy_start(bool reload, int64_t chan_free, int64_t f_end,
+					 const int64_t *free_end, const int64_t *alloc_start,
+					 int d)
+{
+	if (reload)
+		return offload_floor(free_end, alloc_start, d, 1, chan_free);
+	return chan_free > f_end ? chan_free : f_end;
+}
+
+/* When a compute op of kind k with memory change delta can start on
+ * device d, from st (its device and inputs): a B after its activations'
+ * reload ends at reload_end (< 0: not offloaded), an op that takes memory
+ * by offload_floor. */
+static inline int64_t offload_compute_start(int k, int64_t delta, int64_t reload_end,
+					    const int64_t *free_end, const int64_t *alloc_start,
+					    int d, int64_t st)
+{
+	if (k == OP_B && reload_end > st)
+		st = reload_end;
+	return delta > 0 ? offload_floor(free_end, alloc_start, d, 0, st) : st;
+}
+
 /* Record an op of resource r on device d, timed [st, end), with memory
  * change delta, for the ops listed after it. */
 static inline void offload_mark(int64_t *free_end, int64_t *alloc_start, int d, int r,

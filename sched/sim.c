@@ -345,41 +345,22 @@ static enum status report_deadlock(const struct sim *s,
 	return err_set(err, "%s", msg);
 }
 
-/* Offload timing (docs/design.md, Offload): an op that takes memory starts
- * no earlier than every op listed before it on the other resource that
- * takes memory, and after every op listed before it that frees memory has
- * ended; so allocations happen in row order with every earlier free done,
- * and the row-order sums are the memory in use. `r` is the op's resource
- * (0 compute, 1 channel). */
-static int64_t memory_floor(const struct sim *s, int d, int r, int64_t st)
-{
-	return offload_floor(s->free_end, s->alloc_start, d, r, st);
-}
-
-/* Record a timed op's memory effect for the ops listed after it. */
-static void memory_mark(struct sim *s, int d, int r, int64_t delta, int64_t st, int64_t end)
-{
-	offload_mark(s->free_end, s->alloc_start, d, r, delta, st, end);
-}
-
-/* An offload or reload of device d: on the channel, after the previous one;
- * O after its F, L by the memory rule (it takes memory). */
+/* Offload timing (docs/design.md, Offload; the rule is sched/ready.h's
+ * offload_floor): allocations happen in row order with every earlier free
+ * done, so the row-order sums are the memory in use. An offload or reload
+ * of device d runs on the channel after the previous one. */
 static void time_copy(struct sim *s, int d, const struct op *o)
 {
 	const struct instance *in = s->in;
 	int c = o->kind == OP_L, x = copy_index(in, c, o->stage, o->mb);
-	int64_t st = s->chan_free[d];
-	if (!c) {
-		int64_t f = s->end[inst_op_id(in, OP_F, o->stage, o->mb)];
-		st = st > f ? st : f;
-	} else {
-		st = memory_floor(s, d, 1, st);
-	}
+	int64_t st = offload_copy_start(c, s->chan_free[d],
+					s->end[inst_op_id(in, OP_F, o->stage, o->mb)],
+					s->free_end, s->alloc_start, d);
 	int64_t end = st + (c ? in->reload_cost[o->stage] : in->offload_cost[o->stage]);
 	s->cstart[x] = st;
 	s->cend[x] = s->chan_free[d] = end;
 	int64_t moved = inst_moved(in, o->stage);
-	memory_mark(s, d, 1, c ? moved : -moved, st, end);
+	offload_mark(s->free_end, s->alloc_start, d, 1, c ? moved : -moved, st, end);
 }
 
 /* A compute op's start on an offload instance: a B after its reload, an
@@ -387,11 +368,9 @@ static void time_copy(struct sim *s, int d, const struct op *o)
 static int64_t offload_start(const struct sim *s, int d, const struct op *o, int64_t st)
 {
 	const struct instance *in = s->in;
-	if (o->kind == OP_B) {
-		int64_t l = s->cend[copy_index(in, 1, o->stage, o->mb)];
-		st = st > l ? st : l;   /* -1 when not offloaded */
-	}
-	return inst_delta(in, o->kind, o->stage) > 0 ? memory_floor(s, d, 0, st) : st;
+	int64_t reload_end = o->kind == OP_B ? s->cend[copy_index(in, 1, o->stage, o->mb)] : -1;
+	return offload_compute_start(o->kind, inst_delta(in, o->kind, o->stage), reload_end,
+				     s->free_end, s->alloc_start, d, st);
 }
 
 /* Pass 2: time the ops. A device runs its order until an input is missing;
@@ -457,7 +436,8 @@ static enum status time_ops(struct sim *s, const struct schedule *sc,
 				s->start[id] = st;
 				s->end[id] = t;
 				if (in->has_offload)
-					memory_mark(s, d, 0, inst_delta(in, k, l), st, t);
+					offload_mark(s->free_end, s->alloc_start, d, 0,
+						     inst_delta(in, k, l), st, t);
 				wake_dependents(in, k, l, d, s->queued, s->stack, &top);
 			}
 			pos += n;

@@ -54,6 +54,8 @@ struct bnb {
 	int *arc_to;             /* the arcs' heads */
 	int64_t *arc_lag;
 	int64_t *est;            /* [n] scratch: earliest starts of unplaced ops */
+	int *dev_ops;            /* [n] op ids by device (device_bound) */
+	int *dev_start;          /* [D+1] each device's run in dev_ops */
 	int *jobs;               /* [n] scratch */
 	int64_t *jr, *jp, *jq, *jrem; /* [n] scratch: Jackson's jobs */
 	int *heap;
@@ -253,11 +255,13 @@ static void op_graph_free(struct bnb *s)
 	free(s->arc_to);
 	free(s->arc_lag);
 	free(s->est);
+	free(s->dev_ops);
+	free(s->dev_start);
 	free(s->jobs);
 	free(s->jr);
 	free(s->heap);
 	s->op_tail = s->est = s->arc_lag = s->jr = NULL;
-	s->topo = s->arc_start = s->arc_to = s->jobs = s->heap = NULL;
+	s->topo = s->arc_start = s->arc_to = s->jobs = s->heap = s->dev_ops = s->dev_start = NULL;
 }
 
 /* The arcs of op_succ, a topological order of them (Kahn) and every op's
@@ -273,14 +277,23 @@ static bool op_graph(struct bnb *s)
 	s->topo = malloc(n * sizeof *s->topo);
 	s->op_tail = malloc(n * sizeof *s->op_tail);
 	s->est = malloc(n * sizeof *s->est);
+	s->dev_ops = malloc(n * sizeof *s->dev_ops);
+	s->dev_start = calloc(s->D + 1, sizeof *s->dev_start);
 	s->jobs = malloc(n * sizeof *s->jobs);
 	s->jr = malloc(4 * n * sizeof *s->jr);
 	s->heap = malloc(n * sizeof *s->heap);
 	int *indeg = calloc(n, sizeof *indeg);
 	if (!s->arc_start || !s->arc_to || !s->arc_lag || !s->topo || !s->op_tail || !s->est ||
-	    !s->jobs || !s->jr || !s->heap || !indeg) {
+	    !s->dev_ops || !s->dev_start || !s->jobs || !s->jr || !s->heap || !indeg) {
 		free(indeg);
 		return false;
+	}
+	for (int d = 0, c = 0; d < s->D; d++) {   /* ops by device */
+		s->dev_start[d] = c;
+		for (int o = 0; o < n; o++)
+			if (s->in->stage_device[o / s->M % s->L] == d)
+				s->dev_ops[c++] = o;
+		s->dev_start[d + 1] = c;
 	}
 	s->jp = s->jr + n;
 	s->jq = s->jp + n;
@@ -340,8 +353,9 @@ static int64_t device_bound(struct bnb *s, int64_t t)
 		int c = 0;
 		if (s->relaxed && s->relaxed[d])
 			continue;
-		for (int o = 0; o < s->n; o++) {
-			if (s->end[o] >= 0 || in->stage_device[o / s->M % s->L] != d)
+		for (int i = s->dev_start[d]; i < s->dev_start[d + 1]; i++) {
+			int o = s->dev_ops[i];
+			if (s->end[o] >= 0)
 				continue;
 			s->jr[c] = s->est[o];
 			s->jp[c] = op_dur(s, o);
@@ -371,8 +385,9 @@ static int64_t node_bound(const struct bnb *s, int64_t t)
 		for (int i = 0; i < s->placed; i++) {
 			int o = s->seq[i];
 			if (o < s->n)
-				lb = max64(lb, s->end[o] + max64(s->tail[o / s->M],
-								  s->op_tail ? s->op_tail[o] : 0));
+				/* op_tail covers the dependency paths of tail and more */
+				lb = max64(lb, s->end[o] + (s->op_tail ? s->op_tail[o] :
+							    s->tail[o / s->M]));
 		}
 	return lb;
 }
@@ -426,16 +441,6 @@ static int pair_candidates(const struct bnb *s, int64_t t, struct cand *c, int n
 	return n;
 }
 
-/* The memory rule of offload (sim.c, memory_floor): an op of resource r
- * that takes memory starts no earlier than the other resource's latest
- * such start, and after every placed op that frees memory has ended. */
-static int64_t memory_floor(const struct bnb *s, int d, int r, int64_t delta, int64_t at)
-{
-	if (delta <= 0)
-		return at;
-	return offload_floor(s->free_end, s->alloc_start, d, r, at);
-}
-
 /* With offload: an offload of every placed F whose B is not placed (and
  * that moves something, within the host's limit), and a reload of every
  * offloaded one that fits; each on its device's channel. */
@@ -455,10 +460,14 @@ static int copy_candidates(const struct bnb *s, struct cand *c, int n)
 				if (in->has_host_limit && s->host[d] + moved > in->host_limit[d])
 					continue;
 				c[n++] = (struct cand){copy_id(s, 0, l, j), d, -1,
-						       max64(s->chan_free[d], s->end[f]), false};
+						       offload_copy_start(false, s->chan_free[d], s->end[f],
+									  s->free_end, s->alloc_start, d),
+						       false};
 			} else if (!in->has_limit || s->mem[d] + moved <= in->limit[d]) {
 				c[n++] = (struct cand){copy_id(s, 1, l, j), d, -1,
-						       memory_floor(s, d, 1, moved, s->chan_free[d]), false};
+						       offload_copy_start(true, s->chan_free[d], 0,
+									  s->free_end, s->alloc_start, d),
+						       false};
 			}
 		}
 	}
@@ -475,18 +484,19 @@ static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, s
 	int o = inst_op_id(in, k, l, j), d = in->stage_device[l], waiting;
 	if (s->end[o] >= 0)
 		return n;   /* placed */
-	bool rx = s->relaxed && s->relaxed[d];
-	int64_t at = op_ready_time(in, s->end, k, l, j, rx ? 0 : s->free_at[d], &waiting);
+	/* a relaxed device's free time stays 0 (place): inputs alone */
+	int64_t at = op_ready_time(in, s->end, k, l, j, s->free_at[d], &waiting);
 	if (at >= 0 && s->offload) {
 		if (k == OP_B && s->cp[l * s->M + j] == 1)
 			return n;   /* offloaded, not reloaded yet */
-		if (k == OP_B && s->cp[l * s->M + j] == 2)
-			at = max64(at, s->end[copy_id(s, 1, l, j)]);
-		at = memory_floor(s, d, 0, inst_delta(in, k, l), at);
+		int64_t reload_end = k == OP_B && s->cp[l * s->M + j] == 2 ?
+				     s->end[copy_id(s, 1, l, j)] : -1;
+		at = offload_compute_start(k, inst_delta(in, k, l), reload_end, s->free_end,
+					   s->alloc_start, d, at);
 	}
 	if (at < 0 || (!s->all_seq && !s->pairs && at < t))
 		return n;   /* inputs not placed, or it would start before t */
-	if (rx || fits(s, d, o, false, NULL))
+	if ((s->relaxed && s->relaxed[d]) || fits(s, d, o, false, NULL))
 		c[n++] = (struct cand){o, d, -1, at, false};
 	/* dropping only helps where it frees memory */
 	if (k == OP_F && s->recompute && inst_rebuilt(in, l) > 0 && fits(s, d, o, true, NULL))
@@ -1053,7 +1063,7 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 		s->rest_f[in->stage_device[l]] += inst_duration(in, OP_F, l) * s->M;
 		s->rest_b[in->stage_device[l]] += inst_duration(in, OP_B, l) * s->M;
 	}
-	if (!s->any_order && !s->pairs && !op_graph(s))
+	if (in->objective == OBJ_MAKESPAN && !s->any_order && !s->pairs && !op_graph(s))
 		op_graph_free(s);   /* no per-op bounds: out of memory, or a cycle */
 	return bound_tails(in, s->tail, err);
 }
