@@ -113,6 +113,10 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 				  "windows", r->window_windows, "seconds", r->window_seconds) :
 			json_pack("{s:n,s:i,s:f}", "devices", "windows", r->window_windows,
 				  "seconds", r->window_seconds));
+	if (r->lns_windows)
+		json_object_set_new(j, "local_search", json_pack("{s:i,s:i,s:I,s:f}",
+			"neighbourhoods", r->lns_windows, "improvements", r->lns_improvements,
+			"objective", (json_int_t)r->lns_objective, "seconds", r->lns_seconds));
 	if (r->search_nodes)
 		json_object_set_new(j, "search", json_pack("{s:I,s:f}", "nodes",
 				    (json_int_t)r->search_nodes, "seconds", r->search_seconds));
@@ -148,6 +152,10 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 	if (r->window_lo >= 0)
 		printf(": devices %d-%d exact, the others relaxed", r->window_lo, r->window_hi);
 	printf(")\n");
+	if (r->lns_windows)
+		printf("local search %d neighbourhoods, %d better: %" PRId64 " -> %" PRId64 ", %.2f s\n",
+		       r->lns_windows, r->lns_improvements, r->heuristic_objective, r->lns_objective,
+		       r->lns_seconds);
 	if (r->solved)
 		printf("milp        %s %s, %s formulation: %d columns (%d binaries), %d rows; %s after %ld nodes, %.2f s\n",
 		       r->solver, r->solver_version, r->formulation, r->columns, r->binaries,

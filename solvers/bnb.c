@@ -66,6 +66,10 @@ struct bnb {
 	int best_len;            /* entries of best_seq */
 	bool memo;               /* dominance mode (bnb.h) */
 	const bool *relaxed;     /* [D] or NULL (bnb_options) */
+	const struct schedule *fixed;   /* or NULL (bnb_options) */
+	int *fix_idx;            /* [n] o's position in its device's fixed row */
+	int *fix_pos;            /* [D] ops placed on the device */
+	const int *free_from, *free_to;   /* [D] (bnb_options) */
 	struct memo_table *table;
 	int64_t *key_vals;       /* [D + n] the node's free times and needed ends */
 	int64_t *key;            /* the node's placed set: next, then with
@@ -202,6 +206,36 @@ static int memory_window(const struct instance *in, int l)
 	return k < in->microbatches ? (int)k : -1;
 }
 
+static int row_op(const struct bnb *s, int d, int i)
+{
+	const struct op *x = &s->fixed->rows[d].ops[i];
+	return inst_op_id(s->in, x->kind, x->stage, x->mb);
+}
+
+/* The arcs of a fixed row (bnb.h) out of op o: to the next kept op, or
+ * from the op before the free segment to each op in it, and from each op
+ * in it to the op after it. Writes to[] and lag[], returns how many. */
+static int fixed_succ(const struct bnb *s, int o, int *to, int64_t *lag)
+{
+	int d = s->in->stage_device[o / s->M % s->L], i = s->fix_idx[o], n = 0;
+	int from = s->free_from[d], upto = s->free_to[d], len = s->fixed->rows[d].len;
+	if (i == from - 1 && from < upto) {
+		for (int x = from; x < upto; x++) {
+			to[n] = row_op(s, d, x);
+			lag[n++] = 0;
+		}
+	} else if (i >= from && i < upto) {
+		if (upto < len) {
+			to[n] = row_op(s, d, upto);
+			lag[n++] = 0;
+		}
+	} else if (i + 1 < len) {
+		to[n] = row_op(s, d, i + 1);
+		lag[n++] = 0;
+	}
+	return n;
+}
+
 /* The successors of op o in the arcs the per-op bounds use: its
  * dependencies (ready.h), its FIFO successor (the next micro-batch of its
  * kind and stage starts after it ends: one device) and the memory arc of
@@ -238,6 +272,8 @@ static int op_succ(const struct bnb *s, int o, int *to, int64_t *lag)
 			lag[n++] = 0;
 		}
 	}
+	if (s->fixed)
+		n = fixed_succ(s, o, to + n, lag + n) + n;
 	return n;
 }
 
@@ -270,7 +306,7 @@ static void op_graph_free(struct bnb *s)
  * bounds). */
 static bool op_graph(struct bnb *s)
 {
-	int n = s->n, cap = n * (4 + s->L);
+	int n = s->n, cap = n * (6 + s->L);
 	s->arc_start = malloc((n + 1) * sizeof *s->arc_start);
 	s->arc_to = malloc(cap * sizeof *s->arc_to);
 	s->arc_lag = malloc(cap * sizeof *s->arc_lag);
@@ -474,6 +510,16 @@ static int copy_candidates(const struct bnb *s, struct cand *c, int n)
 	return n;
 }
 
+/* Whether op o may come next on device d under its fixed row: the row's
+ * op at a kept position, any op of the free segment in it. */
+static bool fixed_allows(const struct bnb *s, int d, int o)
+{
+	int pos = s->fix_pos[d], from = s->free_from[d], upto = s->free_to[d];
+	if (pos >= from && pos < upto)
+		return s->fix_idx[o] >= from && s->fix_idx[o] < upto;
+	return pos < s->fixed->rows[d].len && row_op(s, d, pos) == o;
+}
+
 /* Op (k, l, j) as a candidate at n (two with an F that may drop): its
  * start, when its inputs are placed and it would not start before t;
  * returns the new count. */
@@ -496,6 +542,8 @@ static int slot_candidate(const struct bnb *s, int64_t t, int k, int l, int j, s
 	}
 	if (at < 0 || (!s->all_seq && !s->pairs && at < t))
 		return n;   /* inputs not placed, or it would start before t */
+	if (s->fixed && !fixed_allows(s, d, o))
+		return n;   /* the fixed row has another op here */
 	if ((s->relaxed && s->relaxed[d]) || fits(s, d, o, false, NULL))
 		c[n++] = (struct cand){o, d, -1, at, false};
 	/* dropping only helps where it frees memory */
@@ -618,6 +666,8 @@ static void place(struct bnb *s, const struct cand *c, struct dev_undo *u)
 		s->first[c->device] = c->at;
 	if (!(s->relaxed && s->relaxed[d]))
 		s->free_at[c->device] = end;
+	if (s->fix_pos)
+		s->fix_pos[d]++;
 	account(s, c->device, c->op, 1, end);
 	s->second[s->placed] = false;
 	s->seq[s->placed++] = c->op;
@@ -644,6 +694,8 @@ static void unplace(struct bnb *s, const struct cand *c, const struct dev_undo *
 	s->placed--;
 	account(s, c->device, c->op, -1, 0);
 	mark_drop(s, c, false);
+	if (s->fix_pos && c->op < s->n)
+		s->fix_pos[d]--;
 	s->free_at[d] = u->free_at;
 	s->first[d] = u->first;
 }
@@ -971,6 +1023,8 @@ static void release(struct bnb *s)
 	free(s->alloc_start);
 	free(s->free_end);
 	free(s->host);
+	free(s->fix_idx);
+	free(s->fix_pos);
 	memo_free(s->table);
 }
 
@@ -999,6 +1053,54 @@ bool bnb_takes(const struct instance *in)
 {
 	return inst_nops(in) <= BNB_MAX_OPS && in->kinds * in->stages <= 64 &&
 	       (long)inst_nops(in) * cand_cap(in) <= BNB_MAX_CANDIDATES;
+}
+
+/* The fixed rows' positions and the devices' placed counts; false (err
+ * set) when the rows do not fit the search (bnb_options): each row must
+ * hold its device's ops, each once. */
+static bool fixed_init(struct bnb *s, struct error *err)
+{
+	if (!s->memo || s->any_order || s->pairs || s->fixed->devices != s->D ||
+	    !s->o->free_from || !s->o->free_to) {
+		err_set(err, "search: fixed rows need the makespan, dominance and FIFO (no recompute, offload or pairs), one row per device and its free segment");
+		return false;
+	}
+	s->free_from = s->o->free_from;
+	s->free_to = s->o->free_to;
+	s->fix_idx = malloc(s->n * sizeof *s->fix_idx);
+	s->fix_pos = calloc(s->D, sizeof *s->fix_pos);
+	if (!s->fix_idx || !s->fix_pos) {
+		err_set(err, "search: out of memory");
+		return false;
+	}
+	for (int o = 0; o < s->n; o++)
+		s->fix_idx[o] = -1;
+	int seen = 0;
+	for (int d = 0; d < s->D; d++) {
+		const struct sched_row *r = &s->fixed->rows[d];
+		if (s->free_from[d] < 0 || s->free_from[d] > s->free_to[d] || s->free_to[d] > r->len) {
+			err_set(err, "search: device %d: free segment [%d, %d) outside its row of %d ops",
+				d, s->free_from[d], s->free_to[d], r->len);
+			return false;
+		}
+		for (int i = 0; i < r->len; i++) {
+			const struct op *x = &r->ops[i];
+			int o = x->kind < s->K && x->stage >= 0 && x->stage < s->L && x->mb >= 0 &&
+				x->mb < s->M && s->in->stage_device[x->stage] == d ?
+				inst_op_id(s->in, x->kind, x->stage, x->mb) : -1;
+			if (o < 0 || s->fix_idx[o] >= 0) {
+				err_set(err, "search: fixed row of device %d: op %d is not one of its ops, or twice", d, i);
+				return false;
+			}
+			s->fix_idx[o] = i;
+			seen++;
+		}
+	}
+	if (seen != s->n) {
+		err_set(err, "search: the fixed rows hold %d of the %d ops", seen, s->n);
+		return false;
+	}
+	return true;
 }
 
 static enum status init(struct bnb *s, const struct instance *in, struct error *err)
@@ -1063,6 +1165,8 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 		s->rest_f[in->stage_device[l]] += inst_duration(in, OP_F, l) * s->M;
 		s->rest_b[in->stage_device[l]] += inst_duration(in, OP_B, l) * s->M;
 	}
+	if (s->fixed && !fixed_init(s, err))
+		return STATUS_ERROR;
 	if (in->objective == OBJ_MAKESPAN && !s->any_order && !s->pairs && !op_graph(s))
 		op_graph_free(s);   /* no per-op bounds: out of memory, or a cycle */
 	return bound_tails(in, s->tail, err);
@@ -1073,7 +1177,8 @@ enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 {
 	struct bnb s = {.in = in, .o = o, .best = o->incumbent, .t0 = clock_seconds(),
 			.memo = o->memo && in->objective == OBJ_MAKESPAN,
-			.relaxed = o->memo && in->objective == OBJ_MAKESPAN ? o->relaxed : NULL};
+			.relaxed = o->memo && in->objective == OBJ_MAKESPAN ? o->relaxed : NULL,
+			.fixed = o->fixed};
 	memset(r, 0, sizeof *r);
 	if (!bnb_takes(in))
 		return err_set(err, "instance '%s': %d ops, more than the search takes (%d, and %ld candidates per depth at most)",

@@ -68,6 +68,15 @@
  * load, FIFO or memory arc. The optimum is then that of the relaxation,
  * a lower bound of the instance's (solvers/relax.h).
  *
+ * With `fixed` (memo only) each device keeps a given order but for one
+ * segment of it: a candidate at a kept position must be the row's op
+ * there, and in the free segment any op of the segment. The kept order
+ * becomes arcs (each kept op before the next, the op before the segment
+ * before each of its ops, each of them before the op after it), which the
+ * tails and Jackson's bound use. Every bound above holds for every
+ * completion that keeps those orders, so the search is exact over the
+ * restricted space.
+ *
  * With `memo` (makespan only) the start-order rule is dropped: any op whose
  * inputs are placed may come next, and a node is pruned when an earlier
  * node with the same placed set (so the same memory on every device) had
@@ -111,6 +120,16 @@ struct bnb_options {
 	                            number of ops at once and has no memory
 	                            limit (a relaxation: its optimum is a lower
 	                            bound of the instance's); memo only */
+	const struct schedule *fixed;   /* or NULL: each device's whole order,
+	                            kept but for positions [free_from[d],
+	                            free_to[d]) of its row, whose ops may come
+	                            in any order between the kept prefix and
+	                            suffix (a restriction: its optimum is an
+	                            upper bound, a neighbourhood for local
+	                            search, solvers/lns.h); memo only, on
+	                            instances where FIFO holds (no recompute,
+	                            offload or pairs) */
+	const int *free_from, *free_to;   /* [devices] with fixed */
 };
 
 struct bnb_result {

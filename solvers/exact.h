@@ -76,6 +76,10 @@ struct exact_result {
 	double window_seconds;
 	char heuristic[64];          /* the family that gave the best start */
 	int64_t heuristic_objective;
+	/* the local search from it (lns.h), when run (lns_windows > 0) */
+	int lns_windows, lns_improvements;
+	double lns_seconds;
+	int64_t lns_objective;       /* its best */
 	/* the MILP, when one was solved */
 	bool solved;
 	char solver[16], solver_version[32];

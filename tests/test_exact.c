@@ -15,6 +15,7 @@
 #include "formulate/schedule_milp.h"
 #include "solvers/bnb.h"
 #include "solvers/exact.h"
+#include "solvers/lns.h"
 #include "solvers/relax.h"
 #include "sched/bound.h"
 #include "solvers/solver.h"
@@ -495,6 +496,151 @@ static void test_window_bounds_against_brute_force(void **state)
 	assert_true(above_closed_form > 0);
 }
 
+/* ---- neighbourhoods (bnb.h `fixed`) and the local search (lns.h) ---- */
+
+/* What the brute-force visits of the neighbourhood test share: the base
+ * combination (each device's order, brute.h op indices), its free
+ * segments, and the extremes seen. */
+struct hood_ctx {
+	int base[8][BRUTE_MAX_OPS];
+	int from[8], to[8];
+	bool restrict_to_hood;       /* false: any FIFO combination */
+	int64_t best, worst;
+	int worst_order[8][BRUTE_MAX_OPS];
+};
+
+/* Every (kind, stage) of each device in micro-batch order (the search's
+ * FIFO rule, bnb.h). */
+static bool brute_fifo(const struct brute *b)
+{
+	for (int d = 0; d < b->in->devices; d++)
+		for (int i = 0; i < b->dev_n[d]; i++)
+			for (int k = i + 1; k < b->dev_n[d]; k++) {
+				int x = b->order[d][i], y = b->order[d][k];
+				if (b->kind[x] == b->kind[y] && b->stage[x] == b->stage[y] &&
+				    b->mb[x] > b->mb[y])
+					return false;
+			}
+	return true;
+}
+
+static void hood_visit(const struct brute *b, int64_t objective, void *ctx)
+{
+	struct hood_ctx *h = ctx;
+	if (!brute_fifo(b))
+		return;
+	for (int d = 0; h->restrict_to_hood && d < b->in->devices; d++)
+		for (int i = 0; i < b->dev_n[d]; i++)
+			if ((i < h->from[d] || i >= h->to[d]) && b->order[d][i] != h->base[d][i])
+				return;   /* a kept position changed */
+	if (objective < h->best)
+		h->best = objective;
+	if (objective > h->worst) {
+		h->worst = objective;
+		memcpy(h->worst_order, b->order, sizeof h->worst_order);
+	}
+}
+
+static struct schedule *orders_to_schedule(const struct instance *in, int order[8][BRUTE_MAX_OPS])
+{
+	struct schedule *sc = schedule_new(in->devices);
+	int M = in->microbatches, L = in->stages;
+	for (int d = 0; d < in->devices; d++) {
+		int n = 0;
+		for (int o = 0; o < inst_nops(in); o++)
+			n += in->stage_device[o / M % L] == d;
+		for (int i = 0; i < n; i++) {
+			int o = order[d][i];
+			assert_int_equal(schedule_push(sc, d, o / (L * M), o / M % L, o % M), STATUS_OK);
+		}
+	}
+	return sc;
+}
+
+/*
+ * The exact search over a neighbourhood (each device's order kept but for
+ * one segment) equals a brute force of the same neighbourhood: every FIFO
+ * combination whose kept positions hold the base's ops. The base is the
+ * worst valid FIFO combination of each random tiny instance, so most
+ * neighbourhoods hold better ones; the test fails if none does. Then the
+ * local search from that base ends at or above the brute-force optimum,
+ * at or below the base, re-simulated to what it reports, and improves
+ * some bases.
+ */
+static void test_neighbourhoods_against_brute_force(void **state)
+{
+	(void)state;
+	int hoods = 0, better_hoods = 0, improved = 0, instances = 0;
+	struct hood_ctx *h = malloc(sizeof *h);
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 8; rep++) {
+			char json[1024];
+			window_instance_json(shape, 900 + shape * 100 + rep, json, sizeof json);
+			struct instance *in = parse_instance_ok(json);
+			memset(h, 0, sizeof *h);
+			h->best = INT64_MAX;
+			h->worst = -1;
+			brute_visit_all(in, hood_visit, h);
+			if (h->worst < 0) {   /* no valid FIFO schedule */
+				instance_free(in);
+				continue;
+			}
+			int64_t opt = h->best, base_obj = h->worst;
+			memcpy(h->base, h->worst_order, sizeof h->base);
+			struct schedule *base = orders_to_schedule(in, h->base);
+			struct error err = {{0}};
+			int D = in->devices, from[8], to[8];
+			for (int rep2 = 0; rep2 < 4; rep2++) {
+				for (int d = 0; d < D; d++) {
+					int len = base->rows[d].len;
+					int a = rnd(0, len), c = rnd(0, len);
+					from[d] = h->from[d] = a < c ? a : c;
+					to[d] = h->to[d] = a < c ? c : a;
+				}
+				h->restrict_to_hood = true;
+				h->best = INT64_MAX;
+				h->worst = -1;
+				brute_visit_all(in, hood_visit, h);
+				assert_true(h->best <= base_obj);   /* the base is in it */
+				for (int jack = 0; jack < 2; jack++) {
+					struct bnb_options bo = {.incumbent = INT64_MAX, .memo = true,
+								 .jackson = jack, .fixed = base,
+								 .free_from = from, .free_to = to};
+					struct bnb_result br;
+					assert_int_equal(bnb_solve(in, &bo, &br, &err), STATUS_OK);
+					assert_true(br.proved);
+					if (br.objective != h->best)
+						fail_msg("%s: neighbourhood search %lld (Jackson %d), brute force %lld",
+							 json, (long long)br.objective, jack, (long long)h->best);
+					schedule_free(br.schedule);
+				}
+				hoods++;
+				better_hoods += h->best < base_obj;
+			}
+			struct schedule *sc = schedule_copy(base);
+			int64_t obj = base_obj;
+			struct lns_options lo = {.time_limit = 10};
+			struct lns_result lr;
+			assert_int_equal(lns_improve(in, &lo, &sc, &obj, &lr, &err), STATUS_OK);
+			assert_true(obj >= opt && obj <= base_obj);
+			struct sim *sim = sim_new(in);
+			struct sim_result sr;
+			assert_int_equal(sim_run(sim, sc, &sr, &err), STATUS_OK);
+			assert_int_equal(sr.objective, obj);
+			improved += obj < base_obj;
+			sim_free(sim);
+			schedule_free(sc);
+			schedule_free(base);
+			instance_free(in);
+			instances++;
+		}
+	free(h);
+	print_message("neighbourhood searches = brute force on %d neighbourhoods of %d instances (%d hold a better schedule); the local search improved %d of %d worst schedules\n",
+		      hoods, instances, better_hoods, improved, instances);
+	assert_true(instances >= 30);
+	assert_true(better_hoods > 0 && improved > 0);
+}
+
 /* A W that takes memory back (B frees more than F took, W takes the rest
  * back) lets F(l, j + K) run before B(l, j) with room for K activations:
  * F 1, B -2, W +1, room for one, F0 B0 F1 B1 F2 F3 holds at most 1. The
@@ -609,6 +755,7 @@ int main(void)
 		cmocka_unit_test(test_search_and_milps_against_brute_force),
 		cmocka_unit_test(test_window_bounds_against_brute_force),
 		cmocka_unit_test(test_window_bound_by_hand),
+		cmocka_unit_test(test_neighbourhoods_against_brute_force),
 		cmocka_unit_test(test_search_positive_w_delta),
 		cmocka_unit_test(test_target_passes_against_brute_force),
 		cmocka_unit_test(test_target_model_infeasible_below_optimum),
