@@ -108,6 +108,8 @@ static json_t *result_json(const struct instance *in, const struct search_opts *
 	json_object_set_new(j, "evaluations", json_integer(r->evaluations));
 	json_object_set_new(j, "evaluations_per_second", json_real(r->evals_per_second));
 	json_object_set_new(j, "time_to_best", json_real(r->time_to_best));
+	json_object_set_new(j, "local_search", json_pack("{s:i,s:i,s:f}", "runs", r->polish_runs,
+		"improvements", r->polish_improvements, "seconds", r->polish_seconds));
 	if (in->has_overlap)
 		json_object_set_new(j, "pairs_added", json_integer(r->pairs_added));
 	json_object_set_new(j, "stopped_by", json_string(r->stopped_by));

@@ -39,6 +39,10 @@
 #define SEED_KEEP_FACTOR 1.5
 #define GA_MAX_BYTES (8.0 * (1 << 30))
 #define ALONGSIDE_SHARE 0.8   /* of the time limit, for the exact solve alongside */
+/* The local search of the best at a restart (ga_options.polish): a tenth
+ * of the time left, at most POLISH_CAP seconds. */
+#define POLISH_SHARE 0.1
+#define POLISH_CAP 1.0
 #define PAIRING_OPS 5e7       /* simulated ops the final pairing pass may spend */
 
 struct individual {
@@ -223,6 +227,8 @@ struct search {
 	int64_t bound;
 	struct ga_seed *seed_list;       /* [nseeds] as collected */
 	struct exact_job job;
+	int64_t polished;                /* the last best objective polished */
+	bool best_polished;              /* the best came from the local search */
 };
 
 /* qsort's comparison context. Thread-local: a GA's ranking runs on the
@@ -265,6 +271,7 @@ static bool note_best(struct search *s, const struct individual *x)
 		return false;
 	copy_individual(s, &s->best, x);
 	s->t_best = clock_seconds() - s->t0;
+	s->best_polished = false;
 	return true;
 }
 
@@ -656,6 +663,57 @@ static void report_progress(const struct search *s, long gen, long evals, double
 	s->o->progress(s->o->progress_ctx, &p);
 }
 
+/* The index of the population's worst individual. */
+static int worst_index(const struct search *s)
+{
+	int w = 0;
+	for (int i = 1; i < s->P; i++)
+		if (fitness_better(s->pop[w].fit, s->pop[i].fit))
+			w = i;
+	return w;
+}
+
+/* The caller's local search (ga_options.polish) on the best, once per
+ * best objective: a better schedule it finds joins the population in place
+ * of the worst and becomes the best. */
+static void polish_best(struct search *s, struct ga_result *r)
+{
+	const struct ga_options *o = s->o;
+	if (!o->polish || o->generations > 0 || o->stall > 0 ||
+	    s->best.fit.objective == s->polished || s->best.fit.objective <= s->bound)
+		return;
+	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - s->t0) : POLISH_CAP;
+	double seconds = POLISH_SHARE * left < POLISH_CAP ? POLISH_SHARE * left : POLISH_CAP;
+	if (seconds < 0.01)
+		return;
+	s->polished = s->best.fit.objective;
+	gene_t *tmp = s->next[0].g;   /* free between generations */
+	memcpy(tmp, s->best.g, s->lay.n * sizeof *tmp);
+	decoder_run(s->pool.dec[0], tmp, NULL);
+	struct schedule *sc = decoder_schedule(s->pool.dec[0], tmp);
+	if (!sc)
+		return;
+	int64_t obj = s->best.fit.objective;
+	double t = clock_seconds();
+	enum status st = o->polish(o->polish_ctx, s->in, seconds, &sc, &obj);
+	r->polish_runs++;
+	r->polish_seconds += clock_seconds() - t;
+	if (!st && obj < s->best.fit.objective && !genome_from_schedule(&s->lay, sc, tmp, NULL)) {
+		struct fitness f = decoder_run(s->pool.dec[0], tmp, &s->pool.stats[0]);
+		int w = worst_index(s);
+		if (fitness_better(f, s->best.fit)) {
+			memcpy(s->pop[w].g, tmp, s->lay.n * sizeof *tmp);
+			s->pop[w].fit = f;
+			s->pop[w].origin = s->best.origin;
+			note_best(s, &s->pop[w]);
+			s->best_polished = true;
+			s->polished = f.objective;   /* a local optimum of the search */
+			r->polish_improvements++;
+		}
+	}
+	schedule_free(sc);
+}
+
 /* The search is stuck: keep the best, renew everyone else. */
 static void restart(struct search *s)
 {
@@ -737,10 +795,7 @@ static void exact_job_absorb(struct search *s, struct ga_result *r, bool cancel)
 	r->seeds[j->seed].decoded = f.objective;
 	if (f.objective == INT64_MAX)
 		return;
-	int w = 0;
-	for (int i = 1; i < s->P; i++)
-		if (fitness_better(s->pop[w].fit, s->pop[i].fit))
-			w = i;
+	int w = worst_index(s);
 	memcpy(s->pop[w].g, tmp, s->lay.n * sizeof *tmp);
 	s->pop[w].fit = f;
 	s->pop[w].origin = j->seed;
@@ -755,6 +810,7 @@ static void evolve(struct search *s, struct ga_result *r)
 	long gen = 0, evals = r->evaluations;
 	double start = clock_seconds(), last_report = -1;
 	const char *why;
+	polish_best(s, r);   /* the best seed first: often a family's */
 	while (!(why = stop_reason(s, r, gen, clock_seconds() - s->t0))) {
 		double g0 = clock_seconds();
 		if (s->job.running && atomic_load(&s->job.done))
@@ -763,6 +819,7 @@ static void evolve(struct search *s, struct ga_result *r)
 			s->stall = s->since_restart = 0;
 			s->mu = 1;
 		} else if (++s->since_restart >= RESTART_GENERATIONS) {
+			polish_best(s, r);
 			restart(s);
 			evals += s->P - 1;
 			s->stall++;
@@ -811,8 +868,9 @@ static enum status run_search(struct search *s, struct ga_seed *seeds, int nseed
 		for (int i = 0; i < s->P; i++)
 			note_best(s, &s->pop[i]);
 		evolve(s, r);
-		snprintf(r->origin, sizeof r->origin, "%s",
-			 s->best.origin < 0 ? "random walk" : seeds[s->best.origin].name);
+		snprintf(r->origin, sizeof r->origin, "%s%s",
+			 s->best.origin < 0 ? "random walk" : seeds[s->best.origin].name,
+			 s->best_polished ? ", then the local search" : "");
 		for (int i = 0; i < s->o->threads; i++) {
 			r->repairs.memory_repairs += s->pool.stats[i].memory_repairs;
 			r->repairs.deadlock_repairs += s->pool.stats[i].deadlock_repairs;
@@ -829,7 +887,7 @@ static enum status run_search(struct search *s, struct ga_seed *seeds, int nseed
 enum status ga_run(const struct instance *in, const struct ga_options *o,
 		   struct ga_result *r, struct error *err)
 {
-	struct search s = {.in = in, .o = o, .mu = 1};
+	struct search s = {.in = in, .o = o, .mu = 1, .polished = -1};
 	struct bounds b;
 	struct ga_seed *seeds = NULL;
 	int nseeds = 0;

@@ -65,6 +65,17 @@ struct ga_options {
 	 * (or exact_seed_time), and its schedule joins the population when it
 	 * arrives. Cancelled when the GA stops first. */
 	bool exact_alongside;
+	/* A local search for the best schedule, given by the caller (ga/
+	 * links no exact search; methods/search.c passes solvers/lns.c's):
+	 * improve *sc, of objective *obj, in place within `seconds`. Run on
+	 * the best seed before the generations and on the best when the GA
+	 * restarts (it stalled), once per best, in runs
+	 * bounded by time alone: the local search stops by the clock, and a
+	 * run bounded by generations or stall stays reproducible. NULL:
+	 * none. */
+	enum status (*polish)(void *ctx, const struct instance *in, double seconds,
+			      struct schedule **sc, int64_t *obj);
+	void *polish_ctx;
 	int nextra;                 /* the caller's seed schedules */
 	const struct schedule *const *extra;
 	const char *const *extra_names;
@@ -103,6 +114,8 @@ struct ga_result {
 	const char *stopped_by;     /* "time_limit", "generations", "stall", "gap", "target",
 	                               "interrupt" (common/stop.h) */
 	struct decode_stats repairs;
+	int polish_runs, polish_improvements;   /* the local search (polish) */
+	double polish_seconds;
 	int nseeds;
 	struct ga_seed_report *seeds;   /* [nseeds] (owned) */
 };

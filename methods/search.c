@@ -6,6 +6,8 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "solvers/lns.h"
+
 #define OFF(f) offsetof(struct search_settings, f)
 const struct opt search_opts[] = {
 	{.name = "seed", .type = OPT_SEED, .arg = "N", .dflt = "1", .offset = OFF(seed),
@@ -48,6 +50,17 @@ void search_ga_options(const struct search_settings *s, const struct run_opts *r
 	o->time_limit = run->time_limit;
 	o->threads = run_opts_threads_value(run);
 	o->exact_solve = search_exact_seed;
+	o->polish = search_polish;
+}
+
+enum status search_polish(void *ctx, const struct instance *in, double seconds,
+			  struct schedule **sc, int64_t *obj)
+{
+	struct lns_options lo = {.time_limit = seconds, .window_time = 0.25};
+	struct lns_result lr;
+	struct error err;
+	(void)ctx;
+	return lns_improve(in, &lo, sc, obj, &lr, &err);
 }
 
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,

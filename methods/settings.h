@@ -101,4 +101,9 @@ struct verdict solve_verdict(const struct exact_result *x, int64_t simulated);
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,
 			      struct schedule **out, int64_t *bound, char *note, int note_len);
 
+/* The GA's local search of its best through solvers/lns.c
+ * (ga_options.polish). */
+enum status search_polish(void *ctx, const struct instance *in, double seconds,
+			  struct schedule **sc, int64_t *obj);
+
 #endif
