@@ -28,6 +28,9 @@ const struct opt search_opts[] = {
 	 .where = OPT_BOTH, .help = "seed with the predefined families"},
 	{.name = "exact-seed", .type = OPT_BOOL, .dflt = "true", .offset = OFF(exact_seed),
 	 .where = OPT_BOTH, .help = "seed with an exact solve (whole up to 600 ops, else reduced)"},
+	{.name = "local-search", .type = OPT_BOOL, .dflt = "true", .offset = OFF(local_search),
+	 .where = OPT_BOTH,
+	 .help = "polish the best seed, and the best at each restart, by exact neighbourhoods (runs bounded by time alone)"},
 	{.name = "exact-seed-time", .type = OPT_NUMBER, .arg = "S",
 	 .dflt = "80 % of the limit alongside the GA (whole instances), else a quarter, at most 10", .lo = 1e-3, .hi = 1e7,
 	 .offset = OFF(exact_seed_time), .where = OPT_BOTH, .help = "seconds for that solve"},
@@ -50,7 +53,7 @@ void search_ga_options(const struct search_settings *s, const struct run_opts *r
 	o->time_limit = run->time_limit;
 	o->threads = run_opts_threads_value(run);
 	o->exact_solve = search_exact_seed;
-	o->polish = search_polish;
+	o->polish = s->local_search ? search_polish : NULL;
 }
 
 enum status search_polish(void *ctx, const struct instance *in, double seconds,

@@ -31,7 +31,7 @@ struct search_settings {
 	long population, generations, stall;   /* generations, stall: 0 = none */
 	double gap;                  /* stop at (best - bound) / best <= gap */
 	long target;                 /* stop at objective <= target; 0: none */
-	int family_seeds, exact_seed;   /* booleans (options.h) */
+	int family_seeds, exact_seed, local_search;   /* booleans (options.h) */
 	double exact_seed_time;      /* seconds; 0: a quarter of the limit, <= 10 */
 };
 

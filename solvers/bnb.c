@@ -1049,10 +1049,20 @@ static long cand_cap(const struct instance *in)
 	       (pairs ? (1 + rc) * (long)in->stages * vmax * per_slot * per_slot : 0);
 }
 
+static bool takes_up_to(const struct instance *in, int max_ops)
+{
+	return inst_nops(in) <= max_ops && in->kinds * in->stages <= 64 &&
+	       (long)inst_nops(in) * cand_cap(in) <= BNB_MAX_CANDIDATES;
+}
+
 bool bnb_takes(const struct instance *in)
 {
-	return inst_nops(in) <= BNB_MAX_OPS && in->kinds * in->stages <= 64 &&
-	       (long)inst_nops(in) * cand_cap(in) <= BNB_MAX_CANDIDATES;
+	return takes_up_to(in, BNB_MAX_OPS);
+}
+
+bool bnb_takes_fixed(const struct instance *in)
+{
+	return takes_up_to(in, BNB_FIXED_MAX_OPS);
 }
 
 /* The fixed rows' positions and the devices' placed counts; false (err
@@ -1180,9 +1190,10 @@ enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 			.relaxed = o->memo && in->objective == OBJ_MAKESPAN ? o->relaxed : NULL,
 			.fixed = o->fixed};
 	memset(r, 0, sizeof *r);
-	if (!bnb_takes(in))
+	int max_ops = o->fixed ? BNB_FIXED_MAX_OPS : BNB_MAX_OPS;
+	if (!takes_up_to(in, max_ops))
 		return err_set(err, "instance '%s': %d ops, more than the search takes (%d, and %ld candidates per depth at most)",
-			       in->name, inst_nops(in), BNB_MAX_OPS, (long)BNB_MAX_CANDIDATES / inst_nops(in));
+			       in->name, inst_nops(in), max_ops, (long)BNB_MAX_CANDIDATES / inst_nops(in));
 	if (init(&s, in, err)) {
 		release(&s);
 		return STATUS_ERROR;

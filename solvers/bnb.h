@@ -100,12 +100,17 @@
  * interleavings: bnb.md). */
 #define BNB_MAX_OPS 512
 #define BNB_SPAN_MAX_OPS 96
+/* With fixed orders (bnb_options.fixed) only the free segments branch:
+ * the size limit is then the arrays', not the tree's. */
+#define BNB_FIXED_MAX_OPS 4096
 /* The candidate arrays (one row per depth) stay below this many entries,
  * 32 bytes each (any order with recompute and pairs grows as M^2). */
 #define BNB_MAX_CANDIDATES (1L << 22)
 
-/* Whether the search takes the instance (ops, slots, candidate arrays). */
+/* Whether the search takes the instance (ops, slots, candidate arrays);
+ * bnb_takes_fixed: with fixed orders. */
 bool bnb_takes(const struct instance *in);
+bool bnb_takes_fixed(const struct instance *in);
 
 struct bnb_options {
 	double time_limit;       /* seconds; <= 0: none */

@@ -11,7 +11,7 @@
 
 bool lns_takes(const struct instance *in)
 {
-	return in->objective == OBJ_MAKESPAN && in->devices >= 2 && bnb_takes(in) &&
+	return in->objective == OBJ_MAKESPAN && in->devices >= 2 && bnb_takes_fixed(in) &&
 	       !in->has_recompute && !in->has_offload && !(in->has_overlap && in->overlap < 1);
 }
 

@@ -31,8 +31,8 @@
 #include "sched/instance.h"
 #include "sched/schedule.h"
 
-/* Whether the neighbourhoods apply: the makespan, the exact search takes
- * the instance, FIFO holds (no recompute, offload or F&B overlap), at
+/* Whether the neighbourhoods apply: the makespan, the exact search with
+ * fixed orders takes the instance (up to BNB_FIXED_MAX_OPS ops), FIFO holds (no recompute, offload or F&B overlap), at
  * least two devices. */
 bool lns_takes(const struct instance *in);
 
