@@ -1049,20 +1049,20 @@ static long cand_cap(const struct instance *in)
 	       (pairs ? (1 + rc) * (long)in->stages * vmax * per_slot * per_slot : 0);
 }
 
-static bool takes_up_to(const struct instance *in, int max_ops)
+static bool takes_up_to(const struct instance *in, int max_ops, int max_slots)
 {
-	return inst_nops(in) <= max_ops && in->kinds * in->stages <= 64 &&
+	return inst_nops(in) <= max_ops && in->kinds * in->stages <= max_slots &&
 	       (long)inst_nops(in) * cand_cap(in) <= BNB_MAX_CANDIDATES;
 }
 
 bool bnb_takes(const struct instance *in)
 {
-	return takes_up_to(in, BNB_MAX_OPS);
+	return takes_up_to(in, BNB_MAX_OPS, 64);
 }
 
 bool bnb_takes_fixed(const struct instance *in)
 {
-	return takes_up_to(in, BNB_FIXED_MAX_OPS);
+	return takes_up_to(in, BNB_FIXED_MAX_OPS, BNB_FIXED_MAX_SLOTS);
 }
 
 /* The fixed rows' positions and the devices' placed counts; false (err
@@ -1191,7 +1191,7 @@ enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 			.fixed = o->fixed};
 	memset(r, 0, sizeof *r);
 	int max_ops = o->fixed ? BNB_FIXED_MAX_OPS : BNB_MAX_OPS;
-	if (!takes_up_to(in, max_ops))
+	if (!takes_up_to(in, max_ops, o->fixed ? BNB_FIXED_MAX_SLOTS : 64))
 		return err_set(err, "instance '%s': %d ops, more than the search takes (%d, and %ld candidates per depth at most)",
 			       in->name, inst_nops(in), max_ops, (long)BNB_MAX_CANDIDATES / inst_nops(in));
 	if (init(&s, in, err)) {

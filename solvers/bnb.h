@@ -103,6 +103,7 @@
 /* With fixed orders (bnb_options.fixed) only the free segments branch:
  * the size limit is then the arrays', not the tree's. */
 #define BNB_FIXED_MAX_OPS 4096
+#define BNB_FIXED_MAX_SLOTS 256   /* (kind, stage) pairs; 64 without */
 /* The candidate arrays (one row per depth) stay below this many entries,
  * 32 bytes each (any order with recompute and pairs grows as M^2). */
 #define BNB_MAX_CANDIDATES (1L << 22)

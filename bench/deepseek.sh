@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# A DeepSeek-V3-like instance (issue 17 item 5): what F&B overlap,
+# recomputation and offload buy at equal memory, against the families.
+#
+# The instance (costs derived, not measured; provenance in
+# bench/results/deepseek.md): DualPipeV's V placement, p devices (16, as
+# DeepSeek-V3's pipeline; 8 too), 2 chunks each (2p stages), per chunk F 40 = forward compute 20 + expert-parallel
+# all-to-all 20 (DeepSeek-V3's report, arXiv 2412.19437, section 3.2.1:
+# cross-node expert parallelism gives a computation-to-communication
+# ratio of about 1:1), B 40 (input gradient: compute 20 + the all-to-all's
+# backward 20), W 20 (weight gradient, no all-to-all), comm 1 between
+# stages (the hidden state, 7168 x 4096 tokens x 2 bytes = 59 MB per
+# micro-batch, about a twentieth of a chunk's compute on a 50 GB/s link);
+# memory per chunk F +2, B -1, W -1. Overlap rho = 0: a pair of an F and a
+# B lasts max(40, 40) = 40 = the two computes, both all-to-alls hidden,
+# DualPipe's claim at 1:1. Recompute R 40 (the chunk's forward again, its
+# all-to-all included), keep 0. Offload O = L = 40 (an assumption: a copy
+# as long as a chunk's forward), keep 0.
+#
+# Memory limits: the peaks of zb-v (1F1B's, "1p"), v-half and v-min on the
+# instance, simulated. Per (m, limit): each family valid there
+# (simulated), then `search` for T seconds without decisions, with
+# overlap, with recompute and with offload, and the lower bound (without
+# decisions; the exact solver does not reach 1536 or 3072 ops).
+#
+# usage: bench/deepseek.sh [-t SECONDS] [-p "8 16"] [-m "32"] [PIPEOPT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+limit=10 ms="32" ps="16"
+while getopts "t:p:m:" opt; do
+  case $opt in t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;; *) exit 2 ;; esac
+done
+shift $((OPTIND - 1))
+bin=${1:-build/pipeopt}
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fams="zb-v v-half v-min dualpipev"
+
+# instance p m limit variant -> stdout
+instance() {
+  python3 - "$@" <<'PY'
+import json, sys
+p, m, lim, var = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+inst = {"name": f"deepseek-like-v{p}-m{m}-{var}", "devices": p, "microbatches": m, "chunks": 2,
+        "placement": "v", "cost": {"F": 40, "B": 40, "W": 20}, "comm": 1,
+        "memory": {"F": 2, "B": -1, "W": -1}}
+if lim != "none":
+    inst["memory"]["limit"] = int(lim)
+if var == "overlap":
+    inst["overlap"] = {"factor": 0}
+elif var == "recompute":
+    inst["recompute"] = {"R": 40, "keep": 0}
+elif var == "offload":
+    inst["offload"] = {"O": 40, "L": 40, "keep": 0}
+print(json.dumps(inst))
+PY
+}
+
+value() {   # key of a JSON on stdin, or -
+  python3 -c 'import json, sys
+try:
+    d = json.load(sys.stdin)
+    print(d[sys.argv[1]] if sys.argv[1] != "peak" else max(d["peak_memory"]))
+except Exception:
+    print("-")' "$1"
+}
+
+printf '| p | m | limit (peak of) | %s | search %s s | with overlap | with recompute | with offload | bound |\n' \
+  "$(echo $fams | sed 's/ / | /g')" "$limit"
+printf '|---|---|---|%s---|---|---|---|---|\n' "$(for f in $fams; do printf -- '---|'; done)"
+for p in $ps; do for m in $ms; do
+  instance "$p" "$m" none plain > "$dir/free.json"
+  for of in zb-v v-half v-min; do
+    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } | value peak)
+    row="| $p | $m | $lim ($of) |"
+    instance "$p" "$m" "$lim" plain > "$dir/p.json"
+    for f in $fams; do
+      row="$row $({ "$bin" simulate "$dir/p.json" --family "$f" --json --no-timeline 2>/dev/null || true; } | value makespan) |"
+    done
+    for var in plain overlap recompute offload; do
+      instance "$p" "$m" "$lim" "$var" > "$dir/v.json"
+      row="$row $({ "$bin" search "$dir/v.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | value makespan) |"
+    done
+    row="$row $({ "$bin" bound "$dir/p.json" --json 2>/dev/null || true; } | value lower_bound) |"
+    echo "$row"
+  done
+done; done
