@@ -21,9 +21,13 @@ static const char usage_text[] =
 	"instance (zb-auto among them), the serial order, --seed-schedule files,\n"
 	"and an exact solve: of the instance itself up to 600 ops (its proven\n"
 	"bound then also stops the search), else of a reduced instance (fewer\n"
-	"micro-batches) stretched to full length. The result is never worse than\n"
-	"the best seed and is re-simulated; its gap is to the proven lower\n"
-	"bound. With several\n"
+	"micro-batches) stretched to full length. In runs bounded by time alone\n"
+	"a local search by exact neighbourhoods (the exact search over one\n"
+	"stretch of time or two or three devices, every other op's order kept)\n"
+	"polishes the best seed and the best at each restart. With recompute\n"
+	"or offload a third of the time first searches without them, its best a\n"
+	"seed. The result is never worse than the best seed and is\n"
+	"re-simulated; its gap is to the proven lower bound. With several\n"
 	"threads the result is the same for any count unless the time limit\n"
 	"stops it.\n";
 
