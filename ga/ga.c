@@ -930,22 +930,24 @@ static enum status ga_run_one(const struct instance *in, const struct ga_options
 }
 
 /*
- * On an instance with recompute or offload every schedule without copies
- * or recompute marks stays valid, but the decoder, which recomputes or
- * offloads when memory is short instead of waiting, can end worse than the
- * same search without the keys (bench/results/deepseek.md, 8 devices at
- * v-half memory: 7438 with either key, 7302 without). So PLAIN_SHARE of
- * the time first searches the instance without them, and its best joins
- * the seeds as given: the result is never worse than that search's.
+ * On an instance with recompute, offload or F&B overlap every schedule
+ * without copies, recompute marks or pairs stays valid, with the same
+ * times, but the decoder, which recomputes or offloads when memory is
+ * short instead of waiting and pairs ready neighbours, can end worse than
+ * the same search without the keys (bench/results/deepseek.md, 8 devices
+ * at v-half memory: 7438 with recompute or offload, 7410 with overlap,
+ * 7302 without). So PLAIN_SHARE of the time first searches the instance
+ * without them, and its best joins the seeds as given: the result is
+ * never worse than that search's.
  */
 #define PLAIN_SHARE (1.0 / 3)
-#define PLAIN_SEED_NAME "search without recompute and offload"
+#define PLAIN_SEED_NAME "search without recompute, offload and overlap"
 
 /* The best schedule of the search of `in` without its decisions, or NULL. */
 static struct schedule *plain_best(const struct instance *in, const struct ga_options *o)
 {
 	struct instance plain = *in;   /* shares the arrays, read only */
-	plain.has_recompute = plain.has_offload = false;
+	plain.has_recompute = plain.has_offload = plain.has_overlap = false;
 	struct ga_options po = *o;
 	po.time_limit = o->time_limit > 0 ? PLAIN_SHARE * o->time_limit : 0;
 	po.progress = NULL;
@@ -962,7 +964,7 @@ static struct schedule *plain_best(const struct instance *in, const struct ga_op
 enum status ga_run(const struct instance *in, const struct ga_options *o,
 		   struct ga_result *r, struct error *err)
 {
-	if (!in->has_recompute && !in->has_offload)
+	if (!in->has_recompute && !in->has_offload && !(in->has_overlap && in->overlap < 1))
 		return ga_run_one(in, o, r, err);
 	double t0 = clock_seconds();
 	struct schedule *plain = plain_best(in, o);
