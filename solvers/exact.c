@@ -674,17 +674,23 @@ static enum status exact_search(const struct instance *in, const struct exact_op
  */
 #define RELAX_CAP 10.0   /* seconds */
 
+/* A step's seconds: `share` of the time left, at most `cap` (cap also
+ * without a limit); 0 when too little is left to start it. */
+static double step_time(const struct exact_options *o, double t0, double share, double cap)
+{
+	double limit = cap;
+	if (o->time_limit > 0) {
+		double part = share * (o->time_limit - (clock_seconds() - t0));
+		limit = part < limit ? part : limit;
+	}
+	return limit > 0.01 ? limit : 0;
+}
+
 static enum status window_bounds(const struct instance *in, const struct exact_options *o,
 				 double t0, struct exact_result *r, struct error *err)
 {
-	if (!relax_takes(in) || !r->schedule)
-		return STATUS_OK;
-	double limit = RELAX_CAP;
-	if (o->time_limit > 0) {
-		double share = 0.1 * (o->time_limit - (clock_seconds() - t0));
-		limit = share < limit ? share : limit;
-	}
-	if (limit <= 0.01)
+	double limit = step_time(o, t0, 0.1, RELAX_CAP);
+	if (!relax_takes(in) || !r->schedule || !limit)
 		return STATUS_OK;
 	struct relax_options ro = {.time_limit = limit, .lower_bound = r->bound,
 				   .upper_bound = r->objective};
@@ -709,8 +715,9 @@ static enum status window_bounds(const struct instance *in, const struct exact_o
  * window bounds: a twentieth of the time left and at most LNS_CAP seconds
  * (also without a limit). A better start gives the window bounds, the
  * exact search and the MILP a lower incumbent to prove. Measured
- * (bench/results/lns.md): p8 m24 fused, p activations, comm 1 starts
- * the MILP from 140 instead of 141 after 0.01 s.
+ * (bench/results/solve-new-classes-60s.md, tenth session): p8 m24 fused,
+ * p activations, comm 1 starts the MILP from 140 instead of 141 (found
+ * after 0.01 s) and ends 140/139 at 60 s, 141/139 before.
  */
 #define LNS_CAP 2.0   /* seconds */
 #define LNS_WINDOW_TIME 0.25   /* seconds per neighbourhood */
@@ -718,14 +725,8 @@ static enum status window_bounds(const struct instance *in, const struct exact_o
 static enum status local_search(const struct instance *in, const struct exact_options *o,
 				double t0, struct exact_result *r, struct error *err)
 {
-	if (!lns_takes(in) || !r->schedule)
-		return STATUS_OK;
-	double limit = LNS_CAP;
-	if (o->time_limit > 0) {
-		double share = 0.05 * (o->time_limit - (clock_seconds() - t0));
-		limit = share < limit ? share : limit;
-	}
-	if (limit <= 0.01)
+	double limit = step_time(o, t0, 0.05, LNS_CAP);
+	if (!lns_takes(in) || !r->schedule || !limit)
 		return STATUS_OK;
 	struct lns_options lo = {.time_limit = limit, .window_time = LNS_WINDOW_TIME,
 				 .lower_bound = r->bound};
