@@ -106,7 +106,7 @@ struct decoder *decoder_new(const struct layout *lay)
 	dc->mem = malloc(D * sizeof *dc->mem);
 	dc->stack = malloc(D * sizeof *dc->stack);
 	dc->queued = malloc(D);
-	dc->pairs = in->has_overlap && in->overlap < 1;
+	dc->pairs = inst_pairs_gain(in);
 	dc->second = calloc(lay->n ? lay->n : 1, 1);
 	dc->recompute = in->has_recompute;
 	dc->rc = calloc((size_t)dc->L * dc->M + 1, 1);

@@ -638,7 +638,7 @@ static enum status finish(struct search *s, struct ga_seed *seeds, struct ga_res
 		if (!sc || sim_run(sim, sc, &sr, err))
 			st = err_set(err, "ga: out of memory");
 	}
-	if (!st && s->in->has_overlap && s->in->overlap < 1)
+	if (!st && inst_pairs_gain(s->in))
 		add_pairs(s, sim, &sc, &sr, r);
 	if (!st) {
 		r->schedule = sc;
@@ -663,14 +663,23 @@ static void report_progress(const struct search *s, long gen, long evals, double
 	s->o->progress(s->o->progress_ctx, &p);
 }
 
-/* The index of the population's worst individual. */
-static int worst_index(const struct search *s)
+/* Genome g, decoded to f, descending from seed `origin`, in place of the
+ * population's worst individual; true when it becomes the best (the stall
+ * counters and the mutation rate then start again). */
+static bool take_in(struct search *s, const gene_t *g, struct fitness f, int origin)
 {
 	int w = 0;
 	for (int i = 1; i < s->P; i++)
 		if (fitness_better(s->pop[w].fit, s->pop[i].fit))
 			w = i;
-	return w;
+	memcpy(s->pop[w].g, g, s->lay.n * sizeof *g);
+	s->pop[w].fit = f;
+	s->pop[w].origin = origin;
+	if (!note_best(s, &s->pop[w]))
+		return false;
+	s->stall = s->since_restart = 0;
+	s->mu = 1;
+	return true;
 }
 
 /* The caller's local search (ga_options.polish) on the best, once per
@@ -700,12 +709,7 @@ static void polish_best(struct search *s, struct ga_result *r)
 	r->polish_seconds += clock_seconds() - t;
 	if (!st && obj < s->best.fit.objective && !genome_from_schedule(&s->lay, sc, tmp, NULL)) {
 		struct fitness f = decoder_run(s->pool.dec[0], tmp, &s->pool.stats[0]);
-		int w = worst_index(s);
-		if (fitness_better(f, s->best.fit)) {
-			memcpy(s->pop[w].g, tmp, s->lay.n * sizeof *tmp);
-			s->pop[w].fit = f;
-			s->pop[w].origin = s->best.origin;
-			note_best(s, &s->pop[w]);
+		if (take_in(s, tmp, f, s->best.origin)) {
 			s->best_polished = true;
 			s->polished = f.objective;   /* a local optimum of the search */
 			r->polish_improvements++;
@@ -795,14 +799,7 @@ static void exact_job_absorb(struct search *s, struct ga_result *r, bool cancel)
 	r->seeds[j->seed].decoded = f.objective;
 	if (f.objective == INT64_MAX)
 		return;
-	int w = worst_index(s);
-	memcpy(s->pop[w].g, tmp, s->lay.n * sizeof *tmp);
-	s->pop[w].fit = f;
-	s->pop[w].origin = j->seed;
-	if (note_best(s, &s->pop[w])) {
-		s->stall = s->since_restart = 0;
-		s->mu = 1;
-	}
+	take_in(s, tmp, f, j->seed);
 }
 
 static void evolve(struct search *s, struct ga_result *r)
@@ -964,7 +961,7 @@ static struct schedule *plain_best(const struct instance *in, const struct ga_op
 enum status ga_run(const struct instance *in, const struct ga_options *o,
 		   struct ga_result *r, struct error *err)
 {
-	if (!in->has_recompute && !in->has_offload && !(in->has_overlap && in->overlap < 1))
+	if (!inst_has_decisions(in))
 		return ga_run_one(in, o, r, err);
 	double t0 = clock_seconds();
 	struct schedule *plain = plain_best(in, o);

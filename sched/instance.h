@@ -220,6 +220,20 @@ static inline int64_t inst_moved(const struct instance *in, int stage)
 	return in->mem[OP_F][stage] - in->offload_keep[stage];
 }
 
+/* Whether F&B pairs can gain (overlap factor below 1). */
+static inline bool inst_pairs_gain(const struct instance *in)
+{
+	return in->has_overlap && in->overlap < 1;
+}
+
+/* Whether a schedule decides more than device orders: recomputes, copies
+ * or F&B pairs. Every schedule without them stays valid, with the same
+ * times, on the instance with them. */
+static inline bool inst_has_decisions(const struct instance *in)
+{
+	return in->has_recompute || in->has_offload || inst_pairs_gain(in);
+}
+
 /* Whether kind is a copy-channel op (offload or reload). */
 static inline bool op_on_channel(int kind)
 {

@@ -9,6 +9,7 @@
 #include "sched/bound.h"
 #include "sched/jackson.h"
 #include "sched/ready.h"
+#include "sched/sim.h"
 
 struct cand {
 	int op, device;
@@ -1042,7 +1043,7 @@ static long cand_cap(const struct instance *in)
 			v += in->stage_device[l] == d;
 		vmax = v > vmax ? v : vmax;
 	}
-	bool pairs = in->has_overlap && in->overlap < 1, rc = in->has_recompute;
+	bool pairs = inst_pairs_gain(in), rc = in->has_recompute;
 	bool off = in->has_offload;
 	long per_slot = rc || off ? in->microbatches : 1;
 	return (in->kinds + rc + 2 * off) * (long)in->stages * per_slot +
@@ -1055,9 +1056,33 @@ static bool takes_up_to(const struct instance *in, int max_ops, int max_slots)
 	       (long)inst_nops(in) * cand_cap(in) <= BNB_MAX_CANDIDATES;
 }
 
+enum status bnb_adopt(const struct instance *in, struct sim *sim, struct bnb_result *r,
+		      struct schedule **sc, int64_t *obj, bool *better, struct error *err)
+{
+	*better = false;
+	if (!r->schedule)
+		return STATUS_OK;
+	struct sim_result sr;
+	bool agrees = sim_run(sim, r->schedule, &sr, NULL) == STATUS_OK &&
+		      sr.objective == r->objective;
+	if (agrees && r->objective < *obj) {
+		schedule_free(*sc);
+		*sc = r->schedule;
+		*obj = r->objective;
+		*better = true;
+	} else {
+		schedule_free(r->schedule);
+	}
+	r->schedule = NULL;
+	if (!agrees)
+		return err_set(err, "instance '%s': the exact search's schedule (objective %lld) does not re-simulate to it",
+			       in->name, (long long)r->objective);
+	return STATUS_OK;
+}
+
 bool bnb_takes(const struct instance *in)
 {
-	return takes_up_to(in, BNB_MAX_OPS, 64);
+	return takes_up_to(in, BNB_MAX_OPS, BNB_MAX_SLOTS);
 }
 
 bool bnb_takes_fixed(const struct instance *in)
@@ -1141,7 +1166,7 @@ static enum status init(struct bnb *s, const struct instance *in, struct error *
 	s->alloc_start = calloc(2 * (size_t)s->D, sizeof *s->alloc_start);
 	s->free_end = calloc(s->D, sizeof *s->free_end);
 	s->host = calloc(s->D, sizeof *s->host);
-	s->pairs = in->has_overlap && in->overlap < 1;
+	s->pairs = inst_pairs_gain(in);
 	s->recompute = in->has_recompute;
 	s->any_order = s->recompute || s->offload;
 	s->all_seq = s->memo || s->offload;
@@ -1190,10 +1215,12 @@ enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 			.relaxed = o->memo && in->objective == OBJ_MAKESPAN ? o->relaxed : NULL,
 			.fixed = o->fixed};
 	memset(r, 0, sizeof *r);
-	int max_ops = o->fixed ? BNB_FIXED_MAX_OPS : BNB_MAX_OPS;
-	if (!takes_up_to(in, max_ops, o->fixed ? BNB_FIXED_MAX_SLOTS : 64))
-		return err_set(err, "instance '%s': %d ops, more than the search takes (%d, and %ld candidates per depth at most)",
-			       in->name, inst_nops(in), max_ops, (long)BNB_MAX_CANDIDATES / inst_nops(in));
+	if (!(o->fixed ? bnb_takes_fixed(in) : bnb_takes(in)))
+		return err_set(err, "instance '%s': %d ops and %d (kind, stage) pairs, more than the search takes (%d and %d, and %ld candidates per depth at most)",
+			       in->name, inst_nops(in), in->kinds * in->stages,
+			       o->fixed ? BNB_FIXED_MAX_OPS : BNB_MAX_OPS,
+			       o->fixed ? BNB_FIXED_MAX_SLOTS : BNB_MAX_SLOTS,
+			       (long)BNB_MAX_CANDIDATES / inst_nops(in));
 	if (init(&s, in, err)) {
 		release(&s);
 		return STATUS_ERROR;

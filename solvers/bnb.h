@@ -100,10 +100,11 @@
  * interleavings: bnb.md). */
 #define BNB_MAX_OPS 512
 #define BNB_SPAN_MAX_OPS 96
+#define BNB_MAX_SLOTS 64   /* (kind, stage) pairs */
 /* With fixed orders (bnb_options.fixed) only the free segments branch:
  * the size limit is then the arrays', not the tree's. */
 #define BNB_FIXED_MAX_OPS 4096
-#define BNB_FIXED_MAX_SLOTS 256   /* (kind, stage) pairs; 64 without */
+#define BNB_FIXED_MAX_SLOTS 256
 /* The candidate arrays (one row per depth) stay below this many entries,
  * 32 bytes each (any order with recompute and pairs grows as M^2). */
 #define BNB_MAX_CANDIDATES (1L << 22)
@@ -148,5 +149,14 @@ struct bnb_result {
 
 enum status bnb_solve(const struct instance *in, const struct bnb_options *o,
 		      struct bnb_result *r, struct error *err);
+
+struct sim;
+
+/* Take the search's schedule (r->schedule, freed or moved here) in place
+ * of *sc, of objective *obj, when it re-simulates to r->objective and
+ * beats *obj; *better says so. A schedule that does not re-simulate to the
+ * search's objective is an error: a defect, not a result. */
+enum status bnb_adopt(const struct instance *in, struct sim *sim, struct bnb_result *r,
+		      struct schedule **sc, int64_t *obj, bool *better, struct error *err);
 
 #endif

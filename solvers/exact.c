@@ -55,7 +55,7 @@ static void consider(struct sim *sim, struct schedule *s, const char *name,
 static void consider_paired(const struct instance *in, struct sim *sim, struct schedule *s,
 			    const char *name, struct exact_result *r)
 {
-	if (s && in->has_overlap && in->overlap < 1) {
+	if (s && inst_pairs_gain(in)) {
 		struct schedule *p = schedule_copy(s);
 		char paired[sizeof r->heuristic];
 		snprintf(paired, sizeof paired, "%s, pairs added", name);
@@ -623,8 +623,7 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * search_share replaces the share and lifts the cap; without a limit
 	 * the uncapped makespan search gets 10 s. */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	bool no_milp = (in->has_overlap && in->overlap < 1) || in->has_recompute ||
-		       in->has_offload;
+	bool no_milp = inst_has_decisions(in);   /* the MILPs model none of them */
 	bool given = o->search_share > 0 && o->search_share <= 1;
 	bool capped = !span && !no_milp && !given;
 	double share = given ? o->search_share : no_milp ? 0.95 : span ? 0.5 : 0.1;
@@ -638,20 +637,9 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	struct bnb_result br;
 	if (bnb_solve(in, &bo, &br, err))
 		return STATUS_ERROR;
-	struct sim_result sr;
-	bool agrees = !br.schedule;   /* nothing better found: the incumbent stands */
-	if (br.schedule && sim_run(sim, br.schedule, &sr, NULL) == STATUS_OK &&
-	    sr.objective == br.objective && br.objective < r->objective) {
-		schedule_free(r->schedule);
-		r->schedule = br.schedule;
-		br.schedule = NULL;
-		r->objective = br.objective;
-		agrees = true;
-	}
-	schedule_free(br.schedule);
-	if (!agrees)   /* the simulator refutes the search: a defect, not a result */
-		return err_set(err, "instance '%s': the exact search's schedule (objective %lld) does not re-simulate to it",
-			       in->name, (long long)br.objective);
+	bool better;   /* without a schedule, nothing better: the incumbent stands */
+	if (bnb_adopt(in, sim, &br, &r->schedule, &r->objective, &better, err))
+		return STATUS_ERROR;
 	if (br.proved) {
 		r->bound = r->objective;
 		r->certified_by = "search";
@@ -797,7 +785,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		/* the MILPs keep every activation on the device and have no
 		 * copy channel: the same, offload_not_modelled */
 		r->unproven = "offload_not_modelled";
-	} else if (in->has_overlap && in->overlap < 1) {
+	} else if (inst_pairs_gain(in)) {
 		/* the MILPs time every op alone: on an instance with F&B overlap
 		 * their optimum is not the instance's, so beyond the exact
 		 * search no proof but the bound's (which models the pairs) */

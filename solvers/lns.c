@@ -12,7 +12,7 @@
 bool lns_takes(const struct instance *in)
 {
 	return in->objective == OBJ_MAKESPAN && in->devices >= 2 && bnb_takes_fixed(in) &&
-	       !in->has_recompute && !in->has_offload && !(in->has_overlap && in->overlap < 1);
+	       !inst_has_decisions(in);
 }
 
 /* A neighbourhood: each device's row of the current schedule, free on
@@ -28,7 +28,6 @@ static enum status search_hood(const struct instance *in, struct sim *sim, const
 			       double seconds, struct schedule **sc, int64_t *obj,
 			       int64_t lower_bound, bool *better, long *nodes, struct error *err)
 {
-	*better = false;
 	struct bnb_options bo = {.time_limit = seconds, .incumbent = *obj,
 				 .lower_bound = lower_bound, .memo = true, .jackson = true, .fixed = *sc,
 				 .free_from = h->from, .free_to = h->to};
@@ -36,21 +35,7 @@ static enum status search_hood(const struct instance *in, struct sim *sim, const
 	if (bnb_solve(in, &bo, &br, err))
 		return STATUS_ERROR;
 	*nodes += br.nodes;
-	struct sim_result sr;
-	if (br.schedule && sim_run(sim, br.schedule, &sr, NULL) == STATUS_OK &&
-	    sr.objective == br.objective && br.objective < *obj) {
-		schedule_free(*sc);
-		*sc = br.schedule;
-		*obj = br.objective;
-		*better = true;
-		return STATUS_OK;
-	}
-	if (br.schedule) {
-		schedule_free(br.schedule);
-		return err_set(err, "instance '%s': the exact search's schedule (objective %lld) does not re-simulate to it",
-			       in->name, (long long)br.objective);
-	}
-	return STATUS_OK;
+	return bnb_adopt(in, sim, &br, sc, obj, better, err);
 }
 
 /* Devices [lo, hi] free, the others kept. */

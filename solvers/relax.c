@@ -10,7 +10,7 @@
 bool relax_takes(const struct instance *in)
 {
 	return in->objective == OBJ_MAKESPAN && in->devices >= 2 && bnb_takes(in) &&
-	       !(in->has_overlap && in->overlap < 1) && !in->has_recompute && !in->has_offload;
+	       !inst_has_decisions(in);
 }
 
 enum status relax_window(const struct instance *in, int lo, int hi, int64_t from,
