@@ -11,6 +11,11 @@ struct disjunctive {
 	int npairs;
 	int (*pair)[2];         /* [npairs] ops a < b, same device, order open */
 	int *pair_col;          /* [npairs] y = 1: a before b */
+	int64_t *start_lb;      /* [n] earliest start, tightened (below) */
+	int64_t *end_ub;        /* [n] latest end, tightened */
+	signed char *fixed;     /* [npairs] 1: a before b in every solution,
+	                           0: b before a, -1: open */
+	int nfixed;             /* pairs whose order the windows decide */
 };
 
 #endif

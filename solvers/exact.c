@@ -359,48 +359,62 @@ static enum status target_pass(struct exact_run *x, const struct formulation *fo
 static bool may_start_pass(const struct exact_run *x);
 static double remaining(const struct exact_run *x);
 
+/*
+ * Target passes (makespan, below) from the proven bound up, while each
+ * proves one more unit or finds a schedule, for at most time_limit in all
+ * (<= 0: none). pass_cap > 0 caps each pass but the last question (bound =
+ * incumbent - 1): the loop then stops at the first question that is not
+ * settled quickly, leaving the rest of the time to the caller's next pass.
+ */
+static enum status target_loop(struct exact_run *x, const struct formulation *form,
+			       double time_limit, double pass_cap)
+{
+	struct exact_result *r = x->r;
+	double end = time_limit > 0 ? clock_seconds() + time_limit : 0;
+	enum status st = STATUS_OK;
+	while (!st && r->bound < r->objective && may_start_pass(x) &&
+	       (end <= 0 || clock_seconds() < end - 0.05)) {
+		int64_t before = r->bound;
+		bool improved;
+		/* One question left (bound = incumbent - 1): any model that
+		 * follows (auto's disjunctive pass) would ask the same "is there
+		 * a schedule that ends by the bound?", with a weaker LP, so the
+		 * target keeps the solve's whole time. Measured: p8 m16 fused, p
+		 * memory, comm 1, unit costs, 8 s: the target at 99 needs 4.7 s,
+		 * two thirds of what the exact search leaves is 4.8 s: 99 in 1
+		 * run of 6 (else 100/99, then disjunctive). */
+		bool last = r->bound + 1 == r->objective;
+		if (end > 0 && last)
+			end = clock_seconds() + remaining(x);
+		if (form->size && form->size(x->g, r->bound) < 0) {
+			/* some op's head + length + tail exceeds the target:
+			 * nothing ends by it (the windows' own proof, a
+			 * longest-path bound: no solver is asked) */
+			r->bound++;
+			r->formulation = form->name;
+			continue;
+		}
+		double pass = end > 0 ? end - clock_seconds() : 0;
+		if (pass_cap > 0 && !last && (pass <= 0 || pass > pass_cap))
+			pass = pass_cap;
+		st = target_pass(x, form, pass, r->bound, &improved);
+		if (r->bound == before && !improved)
+			break;   /* the pass ran out of time */
+	}
+	return st;
+}
+
 static enum status milp_pass(struct exact_run *x, const struct formulation *form,
 			     double time_limit)
 {
 	const struct exact_options *o = x->o;
 	struct exact_result *r = x->r;
-	/* the time-indexed model for the makespan: target passes (below)
-	 * from the proven bound up, while each proves one more unit; not
-	 * with --cross-check, which compares two backends on one model that
-	 * holds the incumbent */
+	/* the time-indexed model for the makespan: target passes from the
+	 * proven bound up; not with --cross-check, which compares two
+	 * backends on one model that holds the incumbent */
 	if (!strcmp(form->name, "time-indexed") && x->in->objective == OBJ_MAKESPAN &&
-	    !o->cross_check && r->bound < r->objective) {
-		double end = time_limit > 0 ? clock_seconds() + time_limit : 0;
-		enum status st = STATUS_OK;
-		while (!st && r->bound < r->objective && may_start_pass(x) &&
-		       (end <= 0 || clock_seconds() < end - 0.05)) {
-			int64_t before = r->bound;
-			bool improved;
-			/* One question left (bound = incumbent - 1): any model
-			 * that follows (auto's disjunctive pass) would ask the
-			 * same "is there a schedule that ends by the bound?",
-			 * with a weaker LP, so the target keeps the solve's
-			 * whole time. Measured: p8 m16 fused, p memory, comm 1,
-			 * unit costs, 8 s: the target at 99 needs 4.7 s, two
-			 * thirds of what the exact search leaves is 4.8 s: 99 in
-			 * 1 run of 6 (else 100/99, then disjunctive). */
-			if (end > 0 && r->bound + 1 == r->objective)
-				end = clock_seconds() + remaining(x);
-			if (form->size && form->size(x->g, r->bound) < 0) {
-				/* some op's head + length + tail exceeds the target:
-				 * nothing ends by it (the windows' own proof, a
-				 * longest-path bound: no solver is asked) */
-				r->bound++;
-				r->formulation = form->name;
-				continue;
-			}
-			st = target_pass(x, form, end > 0 ? end - clock_seconds() : 0, r->bound,
-					 &improved);
-			if (r->bound == before && !improved)
-				break;   /* the pass ran out of time */
-		}
-		return st;
-	}
+	    !o->cross_check && r->bound < r->objective)
+		return target_loop(x, form, time_limit, 0);
 	r->horizon = exact_horizon(x->in, r->objective);
 	struct sched_milp *sm = sched_milp_build(x->in, x->g, form, r->horizon, r->bound,
 						 r->objective, x->err);
@@ -553,6 +567,21 @@ static enum status milp_auto(struct exact_run *x)
 	}
 	if (x->in->kinds == 2) {
 		r->formulation = "disjunctive";
+		if (x->in->objective == OBJ_MAKESPAN && r->bound < r->objective &&
+		    !x->o->cross_check) {
+			/* the disjunctive model's targets first, each capped
+			 * (fused_target_share in backend.h): the questions below
+			 * the optimum but one are settled within a second or two,
+			 * then the model with the incumbent as start gets the
+			 * rest, knowing the raised bound */
+			double cap = x->o->time_limit > 0 ?
+				     x->o->time_limit * x->b->fused_target_share : 0;
+			enum status st = target_loop(x, dj, x->o->time_limit > 0 ? remaining(x) : 0,
+						     cap);
+			if (st || r->bound >= r->objective || !may_start_pass(x))
+				return st;
+			r->formulation = "disjunctive targets, then disjunctive";
+		}
 		return milp_pass(x, dj, remaining(x));
 	}
 	double share = x->o->time_limit > 0 ? remaining(x) / 3 : 0;

@@ -1185,8 +1185,8 @@ static void test_isolated_crash(void **state)
 {
 	(void)state;
 	struct milp *m = model_infeasible_mip();
-	const struct solver_backend late = {"fake", fake_version, crash_after_limit, 0};
-	const struct solver_backend early = {"fake", fake_version, crash_at_once, 0};
+	const struct solver_backend late = {"fake", fake_version, crash_after_limit, 0, 0};
+	const struct solver_backend early = {"fake", fake_version, crash_at_once, 0, 0};
 	struct solver_result r;
 	struct error err = {{0}};
 	if (solver_solve_isolated(&late, m, &(struct solver_options){.threads = 1,
