@@ -148,6 +148,7 @@ static enum status window_pairs(struct sched_milp *sm, struct error *err)
 		changed = windows_relax_pairs(dj, g);
 		changed = windows_relax_arcs(g, dj->start_lb, dj->end_ub) || changed;
 	}
+	sm->fixed_binaries = dj->nfixed;
 	bool empty = false;
 	for (int o = 0; o < g->n; o++)
 		empty |= dj->start_lb[o] + g->dur[o] > dj->end_ub[o];
@@ -156,7 +157,7 @@ static enum status window_pairs(struct sched_milp *sm, struct error *err)
 		free(dj->end_ub);
 		dj->start_lb = dj->end_ub = NULL;
 		memset(dj->fixed, -1, dj->npairs + 1);
-		dj->nfixed = 0;
+		dj->nfixed = sm->fixed_binaries = 0;
 	}
 	return STATUS_OK;
 }

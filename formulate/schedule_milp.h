@@ -36,6 +36,8 @@ struct sched_milp {
 	int *first_col;         /* [D] span: first start on d, or -1 */
 	int *last_col;          /* [D] span: last end on d, or -1 */
 	void *data;             /* the formulation's own columns (its file) */
+	int fixed_binaries;     /* binaries whose value the time windows
+	                           decide (bounds equal; disjunctive targets) */
 };
 
 /* The model of formulation `form` (from the registry, formulation.h).

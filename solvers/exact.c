@@ -112,8 +112,8 @@ static void export_header(FILE *f, const struct sched_milp *sm, const char *by, 
 	fprintf(f, "%s formulation %s, objective %s; horizon %lld; objective bounded to [%lld, %lld]\n",
 		c, sm->form->name, sm->in->objective == OBJ_SPAN ? "span" : "makespan",
 		(long long)sm->horizon, (long long)sm->lower, (long long)sm->upper);
-	fprintf(f, "%s built in: the lower bound (sched/bound.c, by %s) and a schedule's objective as the column's bounds; %d memory-window arcs\n",
-		c, by ? by : "-", sm->g->window_arcs);
+	fprintf(f, "%s built in: the lower bound (sched/bound.c, by %s) and a schedule's objective as the column's bounds; %d memory-window arcs; %d binaries fixed by the time windows\n",
+		c, by ? by : "-", sm->g->window_arcs, sm->fixed_binaries);
 	fprintf(f, "%s columns: %s (docs/milp-export.md)\n", c, map);
 }
 
