@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Exact-solver benchmark: instance classes p in {2,4,8}, m in {4,8,12,16},
 # fused or split backward, memory unlimited / 2p / p activations, comm 0 or
-# 1, uniform (1,1,1) or uneven (5,6,4) costs; each solved with the given
+# 1, uniform (1,1,1) or uneven (5,6,4) costs (or any F,B,W triples with -C,
+# costs unseen by the defaults: a held-out check); each solved with the given
 # solvers and formulations under a time limit. Prints a markdown table
 # (status, objective, bound, seconds, nodes, binaries) and writes every
 # result as JSON lines.
@@ -12,15 +13,15 @@
 #
 # usage: bench/solve.sh [-t SECONDS] [-s "cbc glpk"] [-f "auto disjunctive time-indexed"]
 #                       [-p "2 4 8"] [-m "4 8 12 16"] [-M "unlimited 2p p"] [-c "0 1"]
-#                       [-T "1 5 15"] [-o results.jsonl] [PIPEOPT]
+#                       [-C "uniform uneven 2,3,1"] [-T "1 5 15"] [-o results.jsonl] [PIPEOPT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 limit=60 solvers="cbc" forms="auto" ps="2 4 8" ms="4 8 12 16" out=/dev/null
-mems="unlimited 2p p" comms="0 1" checkpoints=""
-while getopts "t:s:f:p:m:M:c:T:o:" opt; do
+mems="unlimited 2p p" comms="0 1" checkpoints="" costsets="uniform uneven"
+while getopts "t:s:f:p:m:M:c:C:T:o:" opt; do
   case $opt in
     t) limit=$OPTARG ;; s) solvers=$OPTARG ;; f) forms=$OPTARG ;;
-    p) ps=$OPTARG ;; m) ms=$OPTARG ;; M) mems=$OPTARG ;; c) comms=$OPTARG ;;
+    p) ps=$OPTARG ;; m) ms=$OPTARG ;; M) mems=$OPTARG ;; c) comms=$OPTARG ;; C) costsets=$OPTARG ;;
     T) checkpoints=$OPTARG ;; o) out=$OPTARG ;; *) exit 2 ;;
   esac
 done
@@ -39,7 +40,7 @@ instance() {   # p m backward mem comm costs -> file
 printf '| instance | ops | solver | formulation | status | objective | bound | gap | certified by | seconds | nodes | binaries | best family (above bound) | zb-auto (above bound) | incumbent/bound at %s s |\n' "${checkpoints:--}"
 printf '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n'
 for p in $ps; do for m in $ms; do for bw in fused split; do
-for mem in $mems; do for comm in $comms; do for costs in uniform uneven; do
+for mem in $mems; do for comm in $comms; do for costs in $costsets; do
   f=$(instance "$p" "$m" "$bw" "$mem" "$comm" "$costs")
   kinds=2; [ "$bw" = split ] && kinds=3
   for s in $solvers; do for fm in $forms; do

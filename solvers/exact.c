@@ -359,6 +359,16 @@ static enum status target_pass(struct exact_run *x, const struct formulation *fo
 static bool may_start_pass(const struct exact_run *x);
 static double remaining(const struct exact_run *x);
 
+/* The longest path through any op: head + length + tail. */
+static int64_t longest_through(const struct opgraph *g)
+{
+	int64_t v = 0;
+	for (int o = 0; o < g->n; o++)
+		if (g->head[o] + g->dur[o] + g->tail[o] > v)
+			v = g->head[o] + g->dur[o] + g->tail[o];
+	return v;
+}
+
 /*
  * Target passes (makespan, below) from the proven bound up, while each
  * proves one more unit or finds a schedule, for at most time_limit in all
@@ -386,7 +396,8 @@ static enum status target_loop(struct exact_run *x, const struct formulation *fo
 		bool last = r->bound + 1 == r->objective;
 		if (end > 0 && last)
 			end = clock_seconds() + remaining(x);
-		if (form->size && form->size(x->g, r->bound) < 0) {
+		if (r->bound < longest_through(x->g) ||
+		    (form->size && form->size(x->g, r->bound) < 0)) {
 			/* some op's head + length + tail exceeds the target:
 			 * nothing ends by it (the windows' own proof, a
 			 * longest-path bound: no solver is asked) */
@@ -516,6 +527,29 @@ static enum status chosen_formulation(const struct exact_run *x,
 }
 
 /*
+ * The disjunctive model for the rest of the time. For the makespan (not
+ * with --cross-check) its targets go first, each capped
+ * (fused_target_share in backend.h): the questions below the optimum but
+ * one are settled within a second or two each (p8 m16 fused, p memory,
+ * comm 1, costs 3 and 6: the bound 235 -> 241 in 1.5 s, where the model
+ * with the start had 236 after 60 s), then the model with the incumbent
+ * as start gets the rest, knowing the raised bound.
+ */
+static enum status disjunctive_passes(struct exact_run *x, const struct formulation *dj)
+{
+	struct exact_result *r = x->r;
+	r->formulation = dj->name;
+	if (x->in->objective == OBJ_MAKESPAN && r->bound < r->objective && !x->o->cross_check) {
+		double cap = x->o->time_limit > 0 ? x->o->time_limit * x->b->fused_target_share : 0;
+		enum status st = target_loop(x, dj, x->o->time_limit > 0 ? remaining(x) : 0, cap);
+		if (st || r->bound >= r->objective || !may_start_pass(x))
+			return st;
+		r->formulation = "disjunctive targets, then disjunctive";
+	}
+	return milp_pass(x, dj, remaining(x));
+}
+
+/*
  * The MILP stage. A fixed formulation gets the whole time. `auto` plays to
  * each model's strength (measured in bench/solve.sh): the disjunctive model
  * with the heuristic start searches well and is small; the time-indexed
@@ -524,7 +558,8 @@ static enum status chosen_formulation(const struct exact_run *x,
  * of the time where their model is small (split backward up to
  * AUTO_TIME_INDEXED_MAX binaries, fused up to the backend's
  * fused_targets_max), then the disjunctive model. Otherwise, fused: the
- * disjunctive model for the whole time; split: the disjunctive model for
+ * disjunctive model for the whole time, its targets first
+ * (disjunctive_passes); split: the disjunctive model for
  * a third of the time, then, if the time-indexed model at the new
  * (smaller) horizon is small enough, it gets the rest, started from the
  * best schedule so far; else the disjunctive model continues.
@@ -565,25 +600,8 @@ static enum status milp_auto(struct exact_run *x)
 		}
 		return st;
 	}
-	if (x->in->kinds == 2) {
-		r->formulation = "disjunctive";
-		if (x->in->objective == OBJ_MAKESPAN && r->bound < r->objective &&
-		    !x->o->cross_check) {
-			/* the disjunctive model's targets first, each capped
-			 * (fused_target_share in backend.h): the questions below
-			 * the optimum but one are settled within a second or two,
-			 * then the model with the incumbent as start gets the
-			 * rest, knowing the raised bound */
-			double cap = x->o->time_limit > 0 ?
-				     x->o->time_limit * x->b->fused_target_share : 0;
-			enum status st = target_loop(x, dj, x->o->time_limit > 0 ? remaining(x) : 0,
-						     cap);
-			if (st || r->bound >= r->objective || !may_start_pass(x))
-				return st;
-			r->formulation = "disjunctive targets, then disjunctive";
-		}
-		return milp_pass(x, dj, remaining(x));
-	}
+	if (x->in->kinds == 2)
+		return disjunctive_passes(x, dj);
 	double share = x->o->time_limit > 0 ? remaining(x) / 3 : 0;
 	enum status st = milp_pass(x, dj, share);
 	if (!st && r->bound < r->objective && may_start_pass(x)) {
@@ -611,7 +629,9 @@ static enum status solve_milp(struct exact_run *x)
 		return STATUS_ERROR;
 	x->g = g;
 	enum status st = !may_start_pass(x) ? STATUS_OK :
-			 form ? milp_pass(x, form, remaining(x)) : milp_auto(x);
+			 !form ? milp_auto(x) :
+			 !strcmp(form->name, "disjunctive") ? disjunctive_passes(x, form) :
+			 milp_pass(x, form, remaining(x));
 	enum status ex = export_kept(x);   /* after the passes: the deciding model */
 	if (!st)
 		st = ex;

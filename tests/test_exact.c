@@ -193,8 +193,10 @@ static void test_span_exact_against_brute_force(void **state)
 }
 
 /*
- * The time-indexed model's target passes (exact.c target_pass: horizon and
- * makespan bounded by a target, from the proven bound up): on random tiny
+ * The target passes (exact.c target_pass: horizon and makespan bounded by
+ * a target, from the proven bound up) of the time-indexed model, and of
+ * the disjunctive one (its targets, then the model with the start,
+ * exact.c disjunctive_passes): on random tiny
  * instances, with the exact search left out (always_milp), so that the
  * MILP decides, the certified makespan is the brute force's, with both
  * backends, from the heuristics and from the optimum as a start; among
@@ -210,6 +212,8 @@ static void test_span_exact_against_brute_force(void **state)
 static void test_target_passes_against_brute_force(void **state)
 {
 	static const char *const solvers[] = {"cbc", "glpk"};
+	static const char *const forms[] = {"time-indexed", "disjunctive"};
+	int dj_infeasible = 0;
 	int total = 0, improved = 0, climbed = 0, below_incumbent = 0;
 	for (int shape = 0; shape < 6; shape++)
 		for (int rep = 0; rep < 12; rep++) {
@@ -217,17 +221,18 @@ static void test_target_passes_against_brute_force(void **state)
 			span_instance_json(shape, "makespan", json, sizeof json, 5000 + shape * 100 + rep);
 			struct instance *in = parse_instance_ok(json);
 			int64_t opt = brute_optimum(in, NULL);
-			for (int k = 0; k < 2 && opt < INT64_MAX; k++) {
-				struct exact_options o = {.solver = solvers[k], .formulation = "time-indexed",
+			for (int k = 0; k < 4 && opt < INT64_MAX; k++) {
+				const char *form = forms[k / 2];
+				struct exact_options o = {.solver = solvers[k % 2], .formulation = form,
 							  .time_limit = 30, .threads = 1,
 							  .always_milp = true};
 				struct exact_result r;
 				struct error err = {{0}};
 				if (exact_solve(in, &o, &r, &err))
-					fail_msg("%s, %s: %s", json, solvers[k], err.msg);
+					fail_msg("%s, %s: %s", json, solvers[k % 2], err.msg);
 				if (!r.certified || r.objective != opt)
 					fail_msg("%s, %s: makespan %lld, bound %lld (certified %d); brute force %lld",
-						 json, solvers[k], (long long)r.objective, (long long)r.bound,
+						 json, solvers[k % 2], (long long)r.objective, (long long)r.bound,
 						 r.certified, (long long)opt);
 				struct sim *sim = sim_new(in);
 				struct sim_result sr;
@@ -242,13 +247,17 @@ static void test_target_passes_against_brute_force(void **state)
 				struct exact_result rw;
 				o.test_bound_slack = 2;
 				if (exact_solve(in, &o, &rw, &err))
-					fail_msg("%s, %s, bound - 2: %s", json, solvers[k], err.msg);
+					fail_msg("%s, %s, bound - 2: %s", json, solvers[k % 2], err.msg);
 				if (!rw.certified || rw.objective != opt || rw.bound != opt)
 					fail_msg("%s, %s, bound - 2: makespan %lld, bound %lld (certified %d); brute force %lld",
-						 json, solvers[k], (long long)rw.objective, (long long)rw.bound,
+						 json, solvers[k % 2], (long long)rw.objective, (long long)rw.bound,
 						 rw.certified, (long long)opt);
-				if (!rw.formulation || strcmp(rw.formulation, "time-indexed"))
-					fail_msg("%s, %s: formulation %s, solved %d, outcome %s", json, solvers[k], rw.formulation ? rw.formulation : "none", rw.solved, rw.solver_outcome ? rw.solver_outcome : "none");
+				/* the disjunctive model with a start never answers
+				 * infeasible: such an answer came from its targets */
+				dj_infeasible += k >= 2 && rw.solver_outcome &&
+						 strstr(rw.solver_outcome, "infeasible");
+				if (!rw.formulation || strncmp(rw.formulation, form, strlen(form)))
+					fail_msg("%s, %s: formulation %s, solved %d, outcome %s", json, solvers[k % 2], rw.formulation ? rw.formulation : "none", rw.solved, rw.solver_outcome ? rw.solver_outcome : "none");
 				climbed += rw.lower_bound - 2 < opt;
 				below_incumbent += rw.heuristic_objective == opt;
 				exact_result_release(&rw);
@@ -257,18 +266,19 @@ static void test_target_passes_against_brute_force(void **state)
 				struct exact_result r2;
 				o.start = r.schedule;
 				if (exact_solve(in, &o, &r2, &err))
-					fail_msg("%s, %s, from the optimum: %s", json, solvers[k], err.msg);
+					fail_msg("%s, %s, from the optimum: %s", json, solvers[k % 2], err.msg);
 				if (!r2.certified || r2.objective != opt)
 					fail_msg("%s, %s, from the optimum: makespan %lld, bound %lld (certified %d); brute force %lld",
-						 json, solvers[k], (long long)r2.objective, (long long)r2.bound,
+						 json, solvers[k % 2], (long long)r2.objective, (long long)r2.bound,
 						 r2.certified, (long long)opt);
 				exact_result_release(&r2);
 				exact_result_release(&r);
 			}
 			instance_free(in);
 		}
-	print_message("targets: %d solves = brute force; %d shorter than the heuristics; %d climbed from a bound 2 below (%d of them to the heuristic's schedule)\n",
-		      total, improved, climbed, below_incumbent);
+	print_message("targets: %d solves = brute force; %d shorter than the heuristics; %d climbed from a bound 2 below (%d of them to the heuristic's schedule; %d decided by a disjunctive target's infeasible answer)\n",
+		      total, improved, climbed, below_incumbent, dj_infeasible);
+	assert_true(dj_infeasible > 0);
 	assert_true(total >= 100);
 	assert_true(improved > 0);
 	/* both ends of the climb: it met the heuristic (infeasible below the
