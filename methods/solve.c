@@ -30,7 +30,7 @@ const struct opt solve_opts[] = {
 	 .offset = OFF(solver), .where = OPT_BOTH, .help = "the MILP solver"},
 	{.name = "formulation", .type = OPT_CHOICE, .choice = solve_formulation_at, .dflt = "auto",
 	 .offset = OFF(formulation), .where = OPT_BOTH,
-	 .help = "the schedule MILP (auto: disjunctive for a third of the time, then time-indexed if small enough)"},
+	 .help = "the schedule MILP (auto: the time-indexed targets where that model is small, else the disjunctive targets, then the disjunctive model with the incumbent; solvers/README.md)"},
 	{.name = "cross-check", .type = OPT_FLAG, .offset = OFF(cross_check), .where = OPT_BOTH,
 	 .help = "also solve with the other solver; fail if they disagree"},
 	{.name = "always-milp", .type = OPT_FLAG, .offset = OFF(always_milp), .where = OPT_BOTH,
