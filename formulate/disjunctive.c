@@ -46,119 +46,37 @@ static enum status end_columns(struct sched_milp *sm, struct error *err)
 	return STATUS_OK;
 }
 
-/*
- * Pairs ordered by the time windows (immediate selection, Carlier and
- * Pinson's rule for two ops). Every solution has E_o in [s_o + T_o, e_o],
- * s_o the earliest start and e_o the latest end (from heads, tails and the
- * horizon). If b ran before a, a would end at least s_b + T_b + T_a; when
- * that exceeds e_a, a runs before b in every solution. A decided order is
- * itself a precedence: s_b >= s_a + T_a and e_a <= e_b - T_b, and so are
- * the arcs (s_k >= s_i + T_i + lag, e_i <= e_k - T_k - lag); the windows
- * shrink until nothing changes, and each shrink can decide more pairs.
- * Nothing here removes a solution of the model: the binaries of decided
- * pairs are fixed (bounds [1, 1] or [0, 0]) and the end columns take the
- * tightened windows, which only makes the big-M rows and the LP tighter.
- * If the windows empty (no schedule ends by the horizon) the tightening is
- * dropped and the solver proves it.
- *
- * Only on targets (lower = upper: "a schedule that ends by H?", no start,
- * exact.c): measured on p8 m16 fused, p memory, comm 1, costs 5 and 10
- * (bench/results/solve-fused-targets.md), GLPK's target at 383 finds the
- * optimum in 16 s with the fixing and nothing in 120 s without (GLPK has
- * no preprocessor that finds these orders); CBC's model with the
- * incumbent as start proved the same instance in 25.9 s without the
- * fixing and 55.1 s with it (one run each: its branch and bound takes
- * another path), so the model with a start is left as it was.
- */
-#define WINDOW_ROUNDS 64
-
-static bool windows_relax_arcs(const struct opgraph *g, int64_t *s, int64_t *e)
-{
-	bool changed = false;
-	for (int t = 0; t < g->n; t++) {
-		int k = g->topo[t];
-		for (int a = g->pred_start[k]; a < g->pred_start[k + 1]; a++) {
-			int i = g->pred[a].op;
-			int64_t v = s[i] + g->dur[i] + g->pred[a].lag;
-			if (v > s[k]) {
-				s[k] = v;
-				changed = true;
-			}
-		}
-	}
-	for (int t = g->n - 1; t >= 0; t--) {
-		int i = g->topo[t];
-		for (int a = g->succ_start[i]; a < g->succ_start[i + 1]; a++) {
-			int k = g->succ[a].op;
-			int64_t v = e[k] - g->dur[k] - g->succ[a].lag;
-			if (v < e[i]) {
-				e[i] = v;
-				changed = true;
-			}
-		}
-	}
-	return changed;
-}
-
-/* One pass over the pairs: decide what the windows decide, and apply the
- * decided orders to the windows. */
-static bool windows_relax_pairs(struct disjunctive *dj, const struct opgraph *g)
-{
-	int64_t *s = dj->start_lb, *e = dj->end_ub;
-	bool changed = false;
-	for (int p = 0; p < dj->npairs; p++) {
-		int a = dj->pair[p][0], b = dj->pair[p][1];
-		if (dj->fixed[p] < 0) {
-			bool a_first = s[b] + g->dur[b] + g->dur[a] > e[a];
-			bool b_first = s[a] + g->dur[a] + g->dur[b] > e[b];
-			if (a_first == b_first)
-				continue;   /* open, or no order fits (left to the solver) */
-			dj->fixed[p] = a_first;
-			dj->nfixed++;
-		}
-		int x = dj->fixed[p] ? a : b, y = dj->fixed[p] ? b : a;   /* x first */
-		if (s[x] + g->dur[x] > s[y]) {
-			s[y] = s[x] + g->dur[x];
-			changed = true;
-		}
-		if (e[y] - g->dur[y] < e[x]) {
-			e[x] = e[y] - g->dur[y];
-			changed = true;
-		}
-	}
-	return changed;
-}
-
+/* The windows' fixings on a target (opgraph_windows; formulate/README.md):
+ * only there, measured on p8 m16 fused, p memory, comm 1, costs 5 and 10
+ * (bench/results/solve-fused-targets.md): GLPK's target at 383 finds the
+ * optimum in 16 s with them and nothing in 120 s without (GLPK has no
+ * preprocessor that finds these orders); CBC's model with the incumbent
+ * as start proved the same instance in 25.9 s without them and 55.1 s
+ * with them (one run each: its branch and bound takes another path), so
+ * the model with a start is left as it was. */
 static enum status window_pairs(struct sched_milp *sm, struct error *err)
 {
 	struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
+	dj->fixed = malloc(dj->npairs + 1);
+	if (!dj->fixed)
+		return err_set(err, "formulation: out of memory");
+	memset(dj->fixed, -1, dj->npairs + 1);
+	if (sm->lower < sm->upper)
+		return STATUS_OK;   /* not a target */
 	dj->start_lb = malloc(g->n * sizeof *dj->start_lb);
 	dj->end_ub = malloc(g->n * sizeof *dj->end_ub);
-	dj->fixed = malloc(dj->npairs + 1);
-	if (!dj->start_lb || !dj->end_ub || !dj->fixed)
+	if (!dj->start_lb || !dj->end_ub)
 		return err_set(err, "formulation: out of memory");
-	for (int o = 0; o < g->n; o++) {
-		dj->start_lb[o] = g->head[o];
-		dj->end_ub[o] = sm->horizon - g->tail[o];
-	}
-	memset(dj->fixed, -1, dj->npairs + 1);
-	bool changed = sm->lower >= sm->upper;   /* a target: see above */
-	for (int r = 0; r < WINDOW_ROUNDS && changed; r++) {
-		changed = windows_relax_pairs(dj, g);
-		changed = windows_relax_arcs(g, dj->start_lb, dj->end_ub) || changed;
-	}
-	sm->fixed_binaries = dj->nfixed;
-	bool empty = false;
-	for (int o = 0; o < g->n; o++)
-		empty |= dj->start_lb[o] + g->dur[o] > dj->end_ub[o];
-	if (empty) {   /* keep the model as the arcs alone make it */
-		free(dj->start_lb);
+	if (!opgraph_windows(g, sm->horizon, dj->npairs, (const int (*)[2])dj->pair, dj->fixed,
+			     dj->start_lb, dj->end_ub, &dj->nfixed)) {
+		free(dj->start_lb);   /* empty: left to the solver */
 		free(dj->end_ub);
 		dj->start_lb = dj->end_ub = NULL;
 		memset(dj->fixed, -1, dj->npairs + 1);
-		dj->nfixed = sm->fixed_binaries = 0;
+		dj->nfixed = 0;
 	}
+	sm->fixed_binaries = dj->nfixed;
 	return STATUS_OK;
 }
 
@@ -186,27 +104,11 @@ static void precedence_rows(struct sched_milp *sm)
 static enum status open_pairs(struct sched_milp *sm, struct error *err)
 {
 	struct disjunctive *dj = sm->data;
-	const struct opgraph *g = sm->g;
-	int cap = 1024;
-	dj->pair = malloc(cap * sizeof *dj->pair);
-	if (!dj->pair)
+	dj->npairs = opgraph_open_pairs(sm->g, &dj->pair);
+	if (dj->npairs < 0) {
+		dj->npairs = 0;
 		return err_set(err, "formulation: out of memory");
-	for (int a = 0; a < g->n; a++)
-		for (int b = a + 1; b < g->n; b++) {
-			if (g->device[a] != g->device[b] || opgraph_precedes(g, a, b) ||
-			    opgraph_precedes(g, b, a))
-				continue;
-			if (dj->npairs == cap) {
-				cap *= 2;
-				int (*p)[2] = realloc(dj->pair, cap * sizeof *p);
-				if (!p)
-					return err_set(err, "formulation: out of memory");
-				dj->pair = p;
-			}
-			dj->pair[dj->npairs][0] = a;
-			dj->pair[dj->npairs][1] = b;
-			dj->npairs++;
-		}
+	}
 	return STATUS_OK;
 }
 

@@ -289,3 +289,112 @@ void opgraph_free(struct opgraph *g)
 	free(g->dev_last);
 	free(g);
 }
+
+int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2])
+{
+	int cap = 1024, n = 0;
+	int (*p)[2] = malloc(cap * sizeof *p);
+	if (!p)
+		return -1;
+	for (int a = 0; a < g->n; a++)
+		for (int b = a + 1; b < g->n; b++) {
+			if (g->device[a] != g->device[b] || opgraph_precedes(g, a, b) ||
+			    opgraph_precedes(g, b, a))
+				continue;
+			if (n == cap) {
+				cap *= 2;
+				int (*q)[2] = realloc(p, cap * sizeof *q);
+				if (!q) {
+					free(p);
+					return -1;
+				}
+				p = q;
+			}
+			p[n][0] = a;
+			p[n][1] = b;
+			n++;
+		}
+	*pairs = p;
+	return n;
+}
+
+#define WINDOW_ROUNDS 64
+
+/* The arcs' part of opgraph_windows: one pass forward, one backward. */
+static bool windows_relax_arcs(const struct opgraph *g, int64_t *s, int64_t *e)
+{
+	bool changed = false;
+	for (int t = 0; t < g->n; t++) {
+		int k = g->topo[t];
+		for (int a = g->pred_start[k]; a < g->pred_start[k + 1]; a++) {
+			int i = g->pred[a].op;
+			int64_t v = s[i] + g->dur[i] + g->pred[a].lag;
+			if (v > s[k]) {
+				s[k] = v;
+				changed = true;
+			}
+		}
+	}
+	for (int t = g->n - 1; t >= 0; t--) {
+		int i = g->topo[t];
+		for (int a = g->succ_start[i]; a < g->succ_start[i + 1]; a++) {
+			int k = g->succ[a].op;
+			int64_t v = e[k] - g->dur[k] - g->succ[a].lag;
+			if (v < e[i]) {
+				e[i] = v;
+				changed = true;
+			}
+		}
+	}
+	return changed;
+}
+
+/* The pairs' part: decide what the windows decide, and apply the decided
+ * orders to the windows. */
+static bool windows_relax_pairs(const struct opgraph *g, int npairs, const int (*pairs)[2],
+				signed char *fixed, int64_t *s, int64_t *e, int *nfixed)
+{
+	bool changed = false;
+	for (int p = 0; p < npairs; p++) {
+		int a = pairs[p][0], b = pairs[p][1];
+		if (fixed[p] < 0) {
+			bool a_first = s[b] + g->dur[b] + g->dur[a] > e[a];
+			bool b_first = s[a] + g->dur[a] + g->dur[b] > e[b];
+			if (a_first == b_first)
+				continue;   /* open, or no order fits (an empty window follows) */
+			fixed[p] = a_first;
+			(*nfixed)++;
+		}
+		int x = fixed[p] ? a : b, y = fixed[p] ? b : a;   /* x first */
+		if (s[x] + g->dur[x] > s[y]) {
+			s[y] = s[x] + g->dur[x];
+			changed = true;
+		}
+		if (e[y] - g->dur[y] < e[x]) {
+			e[x] = e[y] - g->dur[y];
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+bool opgraph_windows(const struct opgraph *g, int64_t horizon, int npairs,
+		     const int (*pairs)[2], signed char *fixed, int64_t *start_lb,
+		     int64_t *end_ub, int *nfixed)
+{
+	for (int o = 0; o < g->n; o++) {
+		start_lb[o] = g->head[o];
+		end_ub[o] = horizon - g->tail[o];
+	}
+	memset(fixed, -1, npairs);
+	*nfixed = 0;
+	bool changed = true;
+	for (int r = 0; r < WINDOW_ROUNDS && changed; r++) {
+		changed = windows_relax_pairs(g, npairs, pairs, fixed, start_lb, end_ub, nfixed);
+		changed = windows_relax_arcs(g, start_lb, end_ub) || changed;
+	}
+	for (int o = 0; o < g->n; o++)
+		if (start_lb[o] + g->dur[o] > end_ub[o])
+			return false;
+	return true;
+}

@@ -64,4 +64,29 @@ static inline bool opgraph_precedes(const struct opgraph *g, int i, int k)
 	return (g->reach[(long)i * g->words + (k >> 6)] >> (k & 63)) & 1;
 }
 
+/* The pairs of ops on one device that neither must precede (a < b), in
+ * *pairs (malloc'd, the caller frees); the count, or -1 out of memory. */
+int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2]);
+
+/*
+ * Time windows of a target (every op ends by horizon H), with the pair
+ * orders they decide (immediate selection, Carlier and Pinson's rule for
+ * two ops). Every schedule that ends by H has each op's start at or after
+ * s_o and its end at or before e_o, s_o from the heads and e_o = H -
+ * tail_o at first. If b ran before a, a would end at least s_b + T_b +
+ * T_a; when that exceeds e_a, a runs before b in every such schedule. A
+ * decided order is itself a precedence (s_b >= s_a + T_a, e_a <= e_b -
+ * T_b), and so is every arc (s_k >= s_i + T_i + lag, e_i <= e_k - T_k -
+ * lag); the windows shrink until nothing changes (at most 64 rounds), and
+ * each shrink can decide more pairs.
+ *
+ * pairs: npairs open pairs (opgraph_open_pairs); fixed[p] (npairs, filled
+ * here): 1 a before b, 0 b before a, -1 open; *nfixed the decided count.
+ * start_lb and end_ub: [n] s_o and e_o. False when some window empties:
+ * no schedule ends by H (the caller may leave that to its solver).
+ */
+bool opgraph_windows(const struct opgraph *g, int64_t horizon, int npairs,
+		     const int (*pairs)[2], signed char *fixed, int64_t *start_lb,
+		     int64_t *end_ub, int *nfixed);
+
 #endif
