@@ -69,14 +69,13 @@ static enum status window_pairs(struct sched_milp *sm, struct error *err)
 	if (!dj->start_lb || !dj->end_ub)
 		return err_set(err, "formulation: out of memory");
 	if (!opgraph_windows(g, sm->horizon, dj->npairs, (const int (*)[2])dj->pair, dj->fixed,
-			     dj->start_lb, dj->end_ub, &dj->nfixed)) {
+			     dj->start_lb, dj->end_ub, &sm->fixed_binaries)) {
 		free(dj->start_lb);   /* empty: left to the solver */
 		free(dj->end_ub);
 		dj->start_lb = dj->end_ub = NULL;
 		memset(dj->fixed, -1, dj->npairs + 1);
-		dj->nfixed = 0;
+		sm->fixed_binaries = 0;
 	}
-	sm->fixed_binaries = dj->nfixed;
 	return STATUS_OK;
 }
 

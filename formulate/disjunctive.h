@@ -15,7 +15,6 @@ struct disjunctive {
 	int64_t *end_ub;        /* [n] latest end, tightened */
 	signed char *fixed;     /* [npairs] 1: a before b in every solution,
 	                           0: b before a, -1: open */
-	int nfixed;             /* pairs whose order the windows decide */
 };
 
 #endif

@@ -23,10 +23,11 @@ struct solver_backend {
 	 * too when their model at the incumbent less one has at most this
 	 * many binaries; 0: never. */
 	long fused_targets_max;
-	/* Beyond that size, fused backward: the disjunctive model's targets
-	 * first, each capped at this share of the time limit, then the model
-	 * with the incumbent (exact.c, milp_auto). */
-	double fused_target_share;
+	/* The disjunctive model's targets (exact.c, target_loop) are each
+	 * capped at this share of the time limit: with fused backward beyond
+	 * fused_targets_max before the model with the incumbent, with split
+	 * backward before the time-indexed targets. */
+	double target_share;
 };
 
 /* The backends (one file each). */

@@ -390,5 +390,5 @@ const struct solver_backend solver_cbc = {
 	.version = cbc_version,
 	.solve = cbc_solve,
 	.fused_targets_max = 6000,
-	.fused_target_share = 0.08,
+	.target_share = 0.08,
 };

@@ -383,6 +383,7 @@ static enum status target_loop(struct exact_run *x, const struct formulation *fo
 	struct exact_result *r = x->r;
 	double end = time_limit > 0 ? clock_seconds() + time_limit : 0;
 	enum status st = STATUS_OK;
+	int64_t longest = longest_through(x->g);
 	while (!st && r->bound < r->objective && may_start_pass(x) &&
 	       (end <= 0 || clock_seconds() < end - 0.05)) {
 		int64_t before = r->bound;
@@ -397,8 +398,7 @@ static enum status target_loop(struct exact_run *x, const struct formulation *fo
 		bool last = r->bound + 1 == r->objective;
 		if (end > 0 && last)
 			end = clock_seconds() + remaining(x);
-		if (r->bound < longest_through(x->g) ||
-		    (form->size && form->size(x->g, r->bound) < 0)) {
+		if (r->bound < longest) {
 			/* some op's head + length + tail exceeds the target:
 			 * nothing ends by it (the windows' own proof, a
 			 * longest-path bound: no solver is asked) */
@@ -530,7 +530,7 @@ static enum status chosen_formulation(const struct exact_run *x,
 /*
  * The disjunctive model for the rest of the time. For the makespan (not
  * with --cross-check) its targets go first, each capped
- * (fused_target_share in backend.h): the questions below the optimum but
+ * (target_share in backend.h): the questions below the optimum but
  * one are settled within a second or two each (p8 m16 fused, p memory,
  * comm 1, costs 3 and 6: the bound 235 -> 241 in 1.5 s, where the model
  * with the start had 236 after 60 s), then the model with the incumbent
@@ -541,7 +541,7 @@ static enum status disjunctive_passes(struct exact_run *x, const struct formulat
 	struct exact_result *r = x->r;
 	r->formulation = dj->name;
 	if (x->in->objective == OBJ_MAKESPAN && r->bound < r->objective && !x->o->cross_check) {
-		double cap = x->o->time_limit > 0 ? x->o->time_limit * x->b->fused_target_share : 0;
+		double cap = x->o->time_limit > 0 ? x->o->time_limit * x->b->target_share : 0;
 		enum status st = target_loop(x, dj, x->o->time_limit > 0 ? remaining(x) : 0, cap,
 					     false);
 		if (st || r->bound >= r->objective || !may_start_pass(x))
@@ -589,7 +589,8 @@ static enum status milp_auto(struct exact_run *x)
 	 * which a third of the time and then the targets leave open at 60 s
 	 * (385/376, 519/512). */
 	/* split backward (F, B, W), makespan: the disjunctive model's targets
-	 * first, every pass capped (fused_target_share), the last question
+	 * first (with a time limit, which the caps need), every pass capped
+	 * (target_share), the last question
 	 * too, then the order below. Measured (CBC, 60 s, p4 m16 split, p
 	 * activations, comm 2, costs (2, 3, 1) and (3, 4, 2), costs the bench
 	 * grid does not have): 153 and 199 certified in 10.9 and 11.2 s by
@@ -598,7 +599,7 @@ static enum status milp_auto(struct exact_run *x)
 	if (x->in->kinds == 3 && x->in->objective == OBJ_MAKESPAN && r->bound < r->objective &&
 	    !x->o->cross_check && x->o->time_limit > 0) {
 		enum status st = target_loop(x, dj, remaining(x),
-					     x->o->time_limit * x->b->fused_target_share, true);
+					     x->o->time_limit * x->b->target_share, true);
 		if (st || r->bound >= r->objective || !may_start_pass(x))
 			return st;
 	}

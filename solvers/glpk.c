@@ -467,5 +467,5 @@ const struct solver_backend solver_glpk = {
 	 * B = 10 the disjunctive model proves p8 m12 (317) in 12.2 s at the
 	 * root, the targets alone in 113.8 s (7,744 binaries) */
 	.fused_targets_max = 4000,
-	.fused_target_share = 0.15,
+	.target_share = 0.15,
 };

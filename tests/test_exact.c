@@ -10,7 +10,6 @@
 #include "brute.h"
 #include "xorshift.h"
 #include "tiny_instances.h"
-#include "formulate/disjunctive.h"
 #include "formulate/formulation.h"
 #include "formulate/opgraph.h"
 #include "formulate/schedule_milp.h"
@@ -325,7 +324,7 @@ static void test_target_model_infeasible_below_optimum(void **state)
 				if (!sm)
 					fail_msg("%s %s H %lld: %s", forms[f]->name, json, (long long)H, err.msg);
 				if (dj)
-					fixed += ((struct disjunctive *)sm->data)->nfixed;
+					fixed += sm->fixed_binaries;
 				for (int k = 0; k < 2; k++) {
 					struct solver_options so = {.time_limit = 30, .threads = 1};
 					struct solver_result res;
