@@ -239,13 +239,23 @@ static int64_t trip_length(struct work *w, int s)
 	return R;
 }
 
-/* Fill sm for device d; false when the arguments below do not apply. */
-static bool stage_memory_of(const struct work *w, int d, struct stage_memory *sm)
+/*
+ * Fill sm for stage s, with its device's whole limit; false when the
+ * arguments below do not apply. On a device that holds other stages too,
+ * each of them holds memory >= 0 at every point of the device's order:
+ * before any op, that stage has run at least as many forwards as
+ * backwards and as many backwards as weight passes (each needs the one
+ * before it, on the same device), and a = b + c. So stage s alone stays
+ * within the device's limit, and every rule below that reads only s's own
+ * memory holds for it with that limit (V and interleaved placements: the
+ * round trip of chunk 0 through every later stage).
+ */
+static bool stage_memory_at(const struct work *w, int s, struct stage_memory *sm)
 {
 	const struct instance *in = w->in;
-	int s = only_stage(in, d);
-	if (s < 0 || !in->has_limit || !in->has_memory)
+	if (!in->has_limit || !in->has_memory)
 		return false;
+	int d = in->stage_device[s];
 	sm->s = s;
 	sm->split = in->split_backward;
 	sm->a = in->mem[OP_F][s];
@@ -255,7 +265,24 @@ static bool stage_memory_of(const struct work *w, int d, struct stage_memory *sm
 	sm->TF = in->cost[OP_F][s];
 	sm->TB = in->cost[OP_B][s];
 	sm->TW = sm->split ? in->cost[OP_W][s] : 0;
-	return sm->a > 0 && sm->b >= 0 && sm->c >= 0;
+	if (sm->a <= 0 || sm->b < 0 || sm->c < 0)
+		return false;
+	/* the other stages' prefix sums: a' nF + b' nB + w' nW with
+	 * nW <= nB <= nF equal a' (nF - nB) + (a' + b')(nB - nW), >= 0 for
+	 * every count when a' >= 0 and a' + b' >= 0 */
+	for (int l = 0; l < in->stages; l++)
+		if (l != s && in->stage_device[l] == d &&
+		    (in->mem[OP_F][l] < 0 || in->mem[OP_F][l] + in->mem[OP_B][l] < 0))
+			return false;
+	return true;
+}
+
+/* Fill sm for device d when it holds exactly one stage (the rules that
+ * count the device's whole work or memory); false otherwise. */
+static bool stage_memory_of(const struct work *w, int d, struct stage_memory *sm)
+{
+	int s = only_stage(w->in, d);
+	return s >= 0 && stage_memory_at(w, s, sm);
 }
 
 /*
@@ -322,7 +349,8 @@ static int64_t weights_needed(const struct stage_memory *sm, int64_t i, int64_t 
  *     of which is no earlier than the j-th; mirrored, B_j^l >= B_j^t +
  *     T(B,t) + lag for each successor t, B_j^l >= F_j^l + T(F,l) and
  *     W_j^l >= B_j^l + T(B,l);
- *   - memory, on a device that holds one stage: F_i starts after the ops
+ *   - memory (stage_memory_at: with the device's whole limit, also on a
+ *     device of several stages): F_i starts after the ops
  *     its device ran before it, the forwards F_1..F_{i-1} and the first nB
  *     backwards and nW weight passes, with a i - b nB - c nW <= limit; the
  *     device cannot have run them all before earliest_done of that set
@@ -421,8 +449,7 @@ static bool fill_ranks(struct work *w, struct ranks *rk)
 		return false;
 	}
 	for (int l = 0; l < L; l++)
-		limited[l] = stage_memory_of(w, in->stage_device[l], &sm[l]) && sm[l].s == l &&
-			     sm[l].a * M > sm[l].limit;
+		limited[l] = stage_memory_at(w, l, &sm[l]) && sm[l].a * M > sm[l].limit;
 	bool ok = true;
 	for (int64_t j = 1; j <= M && ok; j++) {
 		for (int i = 0; i < L && ok; i++) {
