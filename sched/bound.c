@@ -572,6 +572,47 @@ static int64_t drain_idle(struct work *w, int d)
 }
 
 /*
+ * Memory-time bound for device d (Little's law as an integral). A stage's
+ * activation of micro-batch j is held from the start of its forward to the
+ * start of its backward (a, charged at the start) and its W part c from
+ * there to the start of its weight pass; the first lasts at least R_l
+ * (trip_length: the forward, every later stage and back), the second at
+ * least T(B, l). With deltas a, -b, -c >= 0 every stage's memory is >= 0,
+ * so at every moment the device's memory, the sum over its stages, is at
+ * most its limit; and it is 0 before the device's first op (which starts
+ * at h or later) and after its last start (which ends at least tmin
+ * before the end). So
+ *     objective >= h + ceil(sum_l M (a_l R_l + c_l T(B, l)) / limit) + tmin.
+ * It counts every stage of the device at once, where the round trip
+ * bounds each stage alone (interleaved placements: chunk 0's trip and
+ * chunk 1's share the room). 0 when it does not apply.
+ */
+static int64_t memory_time_bound(struct work *w, int d, int64_t h, int64_t tmin)
+{
+	const struct instance *in = w->in;
+	if (!in->has_limit || !in->has_memory || in->limit[d] <= 0)
+		return 0;
+	int64_t area = 0, M = in->microbatches;
+	for (int l = 0; l < in->stages; l++) {
+		if (in->stage_device[l] != d)
+			continue;
+		int64_t a = in->mem[OP_F][l], b = -in->mem[OP_B][l];
+		int64_t c = in->split_backward ? -in->mem[OP_W][l] : 0;
+		if (a < 0 || b < 0 || c < 0)
+			return 0;
+		if (a == 0)
+			continue;
+		int64_t R = trip_length(w, l);
+		if (R == NEG)
+			return 0;
+		area += M * (a * R + c * in->cost[OP_B][l]);
+	}
+	if (!area)
+		return 0;
+	return h + (area + in->limit[d] - 1) / in->limit[d] + tmin;
+}
+
+/*
  * Memory-limited fill and drain bound for device d. Let h = min head of
  * d's ops (the device is idle before h), tB = min head of d's B ops (no B
  * starts earlier), K = warmup_capacity.
@@ -606,7 +647,8 @@ static int64_t memory_bound(struct work *w, int d, int *idx)
 		return 0;   /* no stage on d */
 	int64_t K = warmup_capacity(in, d, idx);
 	int64_t idle = max64(0, tb - h - K) + drain_idle(w, d);
-	return h + inst_device_load(in, d) + idle + tmin;
+	return max64(h + inst_device_load(in, d) + idle + tmin,
+		     memory_time_bound(w, d, h, tmin));
 }
 
 /*
