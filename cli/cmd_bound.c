@@ -22,6 +22,8 @@ static const char usage_text[] =
 	"                 its last forward\n"
 	"  round_trip     with room for K forwards of a stage, every K forwards\n"
 	"                 wait one trip through the later stages and back\n"
+	"  memory_time    a device's activations, each held for its trip, fit\n"
+	"                 under its limit times its busy span (all its stages)\n"
 	"  warmup         one stage per device: the wait for each device's first\n"
 	"                 backward, filled with whole forwards only, coupled\n"
 	"                 along the stages\n"
@@ -80,7 +82,7 @@ int cmd_bound(int argc, char **argv)
 	int64_t best = by_window ? wr.bound : b.best;
 	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
 	if (json) {
-		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i,s:I},s:f}",
+		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i,s:I,s:i,s:I},s:f}",
 			"status", "ok", "instance", in->name, "objective_name", obj,
 			"lower_bound", (json_int_t)best, "bound_by", by_window ? "window" : b.by,
 			"bounds",
@@ -88,6 +90,7 @@ int cmd_bound(int argc, char **argv)
 			"device", (json_int_t)b.device, "device_at", b.device_at,
 			"memory", (json_int_t)b.memory, "memory_at", b.memory_at,
 			"round_trip", (json_int_t)b.round_trip, "round_trip_at", b.round_trip_at,
+			"memory_time", (json_int_t)b.memory_time, "memory_time_at", b.memory_time_at,
 			"warmup", (json_int_t)b.warmup,
 			"seconds", cli_now() - t0);
 		if (o.windows > 0)
@@ -106,6 +109,7 @@ int cmd_bound(int argc, char **argv)
 		if (in->has_limit) {
 			printf("memory         %" PRId64 "  (device %d)\n", b.memory, b.memory_at);
 			printf("round trip     %" PRId64 "  (device %d)\n", b.round_trip, b.round_trip_at);
+			printf("memory time    %" PRId64 "  (device %d)\n", b.memory_time, b.memory_time_at);
 		} else {
 			printf("memory         -  (no memory limit)\n");
 		}

@@ -571,6 +571,25 @@ static int64_t drain_idle(struct work *w, int d)
 	return pending >= 0 ? max64(0, R + sm.TB + sm.TW - sm.TF - pending) : 0;
 }
 
+/* The least head *h and tail *tmin of device d's ops, and the least head
+ * of its backwards in *tb (if tb); false when d holds no stage. */
+static bool device_reach(const struct work *w, int d, int64_t *h, int64_t *tmin, int64_t *tb)
+{
+	const struct instance *in = w->in;
+	*h = *tmin = INT64_MAX;
+	if (tb)
+		*tb = INT64_MAX;
+	for (int t = 0; t < w->nodes; t++) {
+		if (in->stage_device[t % in->stages] != d)
+			continue;
+		*h = min64(*h, w->head[t]);
+		*tmin = min64(*tmin, w->tail[t]);
+		if (tb && t / in->stages == OP_B)
+			*tb = min64(*tb, w->head[t]);
+	}
+	return *h != INT64_MAX;
+}
+
 /*
  * Memory-time bound for device d (Little's law as an integral). A stage's
  * activation of micro-batch j is held from the start of its forward to the
@@ -587,10 +606,12 @@ static int64_t drain_idle(struct work *w, int d)
  * bounds each stage alone (interleaved placements: chunk 0's trip and
  * chunk 1's share the room). 0 when it does not apply.
  */
-static int64_t memory_time_bound(struct work *w, int d, int64_t h, int64_t tmin)
+static int64_t memory_time_bound(struct work *w, int d)
 {
 	const struct instance *in = w->in;
-	if (!in->has_limit || !in->has_memory || in->limit[d] <= 0)
+	int64_t h, tmin;
+	if (!in->has_limit || !in->has_memory || in->limit[d] <= 0 ||
+	    !device_reach(w, d, &h, &tmin, NULL))
 		return 0;
 	int64_t area = 0, M = in->microbatches;
 	for (int l = 0; l < in->stages; l++) {
@@ -634,21 +655,12 @@ static int64_t memory_time_bound(struct work *w, int d, int64_t h, int64_t tmin)
 static int64_t memory_bound(struct work *w, int d, int *idx)
 {
 	const struct instance *in = w->in;
-	int64_t h = INT64_MAX, tb = INT64_MAX, tmin = INT64_MAX;
-	for (int t = 0; t < w->nodes; t++) {
-		if (in->stage_device[t % in->stages] != d)
-			continue;
-		h = min64(h, w->head[t]);
-		tmin = min64(tmin, w->tail[t]);
-		if (t / in->stages == OP_B)
-			tb = min64(tb, w->head[t]);
-	}
-	if (tb == INT64_MAX)
+	int64_t h, tb, tmin;
+	if (!device_reach(w, d, &h, &tmin, &tb) || tb == INT64_MAX)
 		return 0;   /* no stage on d */
 	int64_t K = warmup_capacity(in, d, idx);
 	int64_t idle = max64(0, tb - h - K) + drain_idle(w, d);
-	return max64(h + inst_device_load(in, d) + idle + tmin,
-		     memory_time_bound(w, d, h, tmin));
+	return h + inst_device_load(in, d) + idle + tmin;
 }
 
 /*
@@ -862,6 +874,11 @@ static void bounds_for(struct work *w, int d, int *idx,
 				b->round_trip = v;
 				b->round_trip_at = e;
 			}
+			v = memory_time_bound(w, e);
+			if (v > b->memory_time) {
+				b->memory_time = v;
+				b->memory_time_at = e;
+			}
 		}
 	}
 	free(rk.rel);
@@ -905,6 +922,7 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 	memset(b, 0, sizeof *b);
 	b->memory_at = -1;
 	b->round_trip_at = -1;
+	b->memory_time_at = -1;
 	w.r = malloc(n * sizeof(int64_t));
 	w.p = malloc(n * sizeof(int64_t));
 	w.q = malloc(n * sizeof(int64_t));
@@ -935,7 +953,7 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 		const char *by;
 	} all[] = {{b->critical_path, "critical_path"}, {b->device, "device"},
 		   {b->memory, "memory"}, {b->round_trip, "round_trip"},
-		   {b->warmup, "warmup"}};
+		   {b->memory_time, "memory_time"}, {b->warmup, "warmup"}};
 	b->by = all[0].by;
 	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
 		if (all[i].v > b->best) {
@@ -1098,7 +1116,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 	if (bound_plain(in, &plain, err))
 		return STATUS_ERROR;
 	memset(b, 0, sizeof *b);
-	b->memory_at = b->round_trip_at = b->device_at = -1;
+	b->memory_at = b->round_trip_at = b->memory_time_at = b->device_at = -1;
 	for (size_t i = 0; i < sizeof lambdas / sizeof *lambdas; i++) {
 		struct instance *r = NULL;
 		struct bounds x;
@@ -1114,6 +1132,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		x.device = scaled_back(x.device);
 		x.memory = scaled_back(x.memory);
 		x.round_trip = scaled_back(x.round_trip);
+		x.memory_time = scaled_back(x.memory_time);
 		x.warmup = scaled_back(x.warmup);
 		x.best = scaled_back(x.best);
 		if (x.best > b->best)

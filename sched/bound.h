@@ -22,12 +22,17 @@ struct bounds {
 	                           forwards of a stage wait one trip through
 	                           the later stages), 0 without a limit */
 	int round_trip_at;      /* the device attaining it, -1 if none */
+	int64_t memory_time;    /* time units: a device's activations held
+	                           over their trips fit under its limit times
+	                           its busy span, 0 without a limit */
+	int memory_time_at;     /* the device attaining it, -1 if none */
 	int64_t warmup;         /* time units: whole forwards before each
 	                           device's first backward (one stage per
 	                           device), 0 where it does not apply */
 	int64_t best;           /* the largest of the above */
 	const char *by;         /* which gave best: "critical_path", "device",
-	                           "memory", "round_trip", "warmup" */
+	                           "memory", "round_trip", "memory_time",
+	                           "warmup" */
 };
 
 /* Compute all bounds for the instance's objective. */

@@ -316,7 +316,7 @@ static void test_never_above_brute_force(void **state)
 				continue;
 			}
 			if (b.critical_path > opt || b.device > opt || b.memory > opt ||
-			    b.round_trip > opt || b.warmup > opt)
+			    b.round_trip > opt || b.memory_time > opt || b.warmup > opt)
 				fail_msg("shape %zu rep %d: bound (%lld, %lld, %lld, %lld, %lld) above optimum %lld",
 					 sh, rep, (long long)b.critical_path,
 					 (long long)b.device, (long long)b.memory,
@@ -511,7 +511,8 @@ static void test_round_trip_never_above_brute_force(void **state)
 			struct bounds bd = bounds_of(in);
 			int64_t opt = brute_optimum(in, NULL);
 			if (opt != INT64_MAX) {
-				if (bd.round_trip > opt || bd.memory > opt || bd.warmup > opt)
+				if (bd.round_trip > opt || bd.memory > opt || bd.warmup > opt ||
+				    bd.memory_time > opt)
 					fail_msg("%s: round trip %lld, memory %lld or warm-up %lld above the optimum %lld",
 						 json, (long long)bd.round_trip, (long long)bd.memory,
 						 (long long)bd.warmup, (long long)opt);
@@ -777,14 +778,16 @@ static void test_memory_time_by_hand(void **state)
 	snprintf(json, sizeof json, fmt, 4);
 	struct instance *in = parse_instance_ok(json);
 	struct bounds b = bounds_of(in);
-	assert_int_equal(b.memory, 20);
-	assert_int_equal(b.memory_at, 0);
+	assert_int_equal(b.memory_time, 20);
+	assert_int_equal(b.memory_time_at, 0);
 	assert_int_equal(b.best, 20);
+	assert_string_equal(b.by, "memory_time");
 	instance_free(in);
 	snprintf(json, sizeof json, fmt, 2);
 	in = parse_instance_ok(json);
 	b = bounds_of(in);
-	assert_int_equal(b.memory, 11);   /* the fill and drain's; the memory time gives 10 */
+	assert_int_equal(b.memory, 11);   /* the fill and drain's */
+	assert_int_equal(b.memory_time, 10);
 	assert_int_equal(brute_optimum(in, NULL), 14);
 	instance_free(in);
 }
