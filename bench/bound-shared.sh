@@ -48,7 +48,7 @@ for pl in v interleaved; do for costs in "2 3 1" "3 4 2"; do
     s="-"
     if [ "$limit" != 0 ]; then
       s=$("$bin" solve "$dir/i.json" --time-limit "$limit" --json 2>/dev/null |
-          python3 -c 'import json, sys; j = json.load(sys.stdin); print(f"{j[\"objective\"]}/{j[\"bound\"]}" + (" (optimal)" if j["certified"] else ""))' || echo -)
+          python3 -c 'import json, sys; j = json.load(sys.stdin); print("%d/%d%s" % (j["objective"], j["bound"], " (optimal)" if j["certified"] else ""))' || echo -)
     fi
     echo "| $name | $(field lower_bound <<< "$b") | $(field bound_by <<< "$b") | $s |"
   done; done
