@@ -250,6 +250,57 @@ static int64_t trip_length(struct work *w, int s)
  * memory holds for it with that limit (V and interleaved placements: the
  * round trip of chunk 0 through every later stage).
  */
+/* Ancestor searches cost at most this many steps (L (L + E)) per bound. */
+#define ENCLOSING_WORK 20000000L
+
+/*
+ * The memory that other stages of s's device hold whenever a forward of s
+ * starts: an ancestor l of s in the stage graph ran F(l, mu) before F(s,
+ * mu) and runs B(l, mu) only after B(s, mu), both on this device, so at
+ * F(s, mu)'s place in the device's order l holds mu's a_l (and its other
+ * micro-batches >= 0, stage_memory_at). On a V or interleaved chain: chunk
+ * 1's forwards find chunk 0's activation of the same micro-batch in
+ * place. 0 when the search would cost more than ENCLOSING_WORK or memory
+ * runs out (no reduction: still valid).
+ */
+static int64_t enclosing_memory(const struct instance *in, int s)
+{
+	int L = in->stages, d = in->stage_device[s];
+	int64_t held = 0;
+	if ((long)L * (L + in->succ_start[L]) > ENCLOSING_WORK)
+		return 0;
+	bool any = false;
+	for (int l = 0; l < L && !any; l++)
+		any = l != s && in->stage_device[l] == d && in->mem[OP_F][l] > 0;
+	if (!any)
+		return 0;
+	/* the ancestors of s: a search backwards along the edges */
+	char *seen = calloc(L, 1);
+	int *stack = malloc(L * sizeof *stack), n = 0;
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return 0;
+	}
+	stack[n++] = s;
+	seen[s] = 1;
+	while (n > 0) {
+		int v = stack[--n];
+		for (int e = in->pred_start[v]; e < in->pred_start[v + 1]; e++) {
+			int u = in->pred[e].stage;
+			if (!seen[u]) {
+				seen[u] = 1;
+				stack[n++] = u;
+				if (in->stage_device[u] == d && in->mem[OP_F][u] > 0)
+					held += in->mem[OP_F][u];
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return held;
+}
+
 static bool stage_memory_at(const struct work *w, int s, struct stage_memory *sm)
 {
 	const struct instance *in = w->in;
@@ -274,6 +325,7 @@ static bool stage_memory_at(const struct work *w, int s, struct stage_memory *sm
 		if (l != s && in->stage_device[l] == d &&
 		    (in->mem[OP_F][l] < 0 || in->mem[OP_F][l] + in->mem[OP_B][l] < 0))
 			return false;
+	sm->limit -= enclosing_memory(in, s);
 	return true;
 }
 
