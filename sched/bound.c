@@ -213,6 +213,7 @@ static int only_stage(const struct instance *in, int d)
 struct stage_memory {
 	int s;
 	int64_t a, b, c, limit;
+	int64_t enclose;   /* the ancestors' F deltas on the device (enclosing_memory) */
 	int64_t TF, TB, TW;
 	bool split;
 };
@@ -254,14 +255,16 @@ static int64_t trip_length(struct work *w, int s)
 #define ENCLOSING_WORK 20000000L
 
 /*
- * The memory that other stages of s's device hold whenever a forward of s
- * starts: an ancestor l of s in the stage graph ran F(l, mu) before F(s,
- * mu) and runs B(l, mu) only after B(s, mu), both on this device, so at
- * F(s, mu)'s place in the device's order l holds mu's a_l (and its other
- * micro-batches >= 0, stage_memory_at). On a V or interleaved chain: chunk
- * 1's forwards find chunk 0's activation of the same micro-batch in
- * place. 0 when the search would cost more than ENCLOSING_WORK or memory
- * runs out (no reduction: still valid).
+ * A = the sum of a_l over the ancestors l of s on s's device. An ancestor
+ * l ran F(l, mu) before F(s, mu) and runs B(l, mu) only after B(s, mu),
+ * both on this device. So when the i-th forward of s starts, with x
+ * backwards of s started before it: l has run at least i forwards (those
+ * of the first i forwards' micro-batches) and at most x backwards (each
+ * waits for its micro-batch's B of s), and holds a_l nF - b_l nB - c_l nW
+ * >= a_l (nF - nB) >= a_l (i - x) (stage_memory_at's signs). On a V or
+ * interleaved chain: chunk 1's forwards find chunk 0's activations of
+ * every micro-batch between them in place. 0 when the search would cost
+ * more than ENCLOSING_WORK or memory runs out (a weaker rule, still valid).
  */
 static int64_t enclosing_memory(const struct instance *in, int s)
 {
@@ -325,7 +328,7 @@ static bool stage_memory_at(const struct work *w, int s, struct stage_memory *sm
 		if (l != s && in->stage_device[l] == d &&
 		    (in->mem[OP_F][l] < 0 || in->mem[OP_F][l] + in->mem[OP_B][l] < 0))
 			return false;
-	sm->limit -= enclosing_memory(in, s);
+	sm->enclose = enclosing_memory(in, s);
 	return true;
 }
 
@@ -375,12 +378,14 @@ static int add_forced_weights(struct work *w, int e, int n)
 /*
  * The least number y of weight passes started before F_i, given x
  * backwards started before it, that memory admits: when F_i starts
- * (charged at its start) the memory in use is a i - b x - c y <= limit;
- * y <= x (each W needs its B). Returns -1 when no y works.
+ * (charged at its start) the memory in use is a i - b x - c y, plus at
+ * least A (i - x) held by the stage's ancestors on the device
+ * (enclosing_memory), <= limit; y <= x (each W needs its B). Returns -1
+ * when no y works.
  */
 static int64_t weights_needed(const struct stage_memory *sm, int64_t i, int64_t x)
 {
-	int64_t over = sm->a * i - sm->b * x - sm->limit;
+	int64_t over = sm->a * i - sm->b * x + sm->enclose * (i - x) - sm->limit;
 	if (over <= 0)
 		return 0;
 	if (!sm->split || sm->c == 0)
@@ -501,7 +506,8 @@ static bool fill_ranks(struct work *w, struct ranks *rk)
 		return false;
 	}
 	for (int l = 0; l < L; l++)
-		limited[l] = stage_memory_at(w, l, &sm[l]) && sm[l].a * M > sm[l].limit;
+		limited[l] = stage_memory_at(w, l, &sm[l]) &&
+			     (sm[l].a + sm[l].enclose) * M > sm[l].limit;
 	bool ok = true;
 	for (int64_t j = 1; j <= M && ok; j++) {
 		for (int i = 0; i < L && ok; i++) {
@@ -513,7 +519,7 @@ static bool fill_ranks(struct work *w, struct ranks *rk)
 				int p = in->pred[e].stage;
 				v = max64(v, *rank_at(rk, OP_F, p, j) + in->cost[OP_F][p] + in->pred[e].lag);
 			}
-			if (limited[l] && sm[l].a * j > sm[l].limit) {
+			if (limited[l] && (sm[l].a + sm[l].enclose) * j > sm[l].limit) {
 				int64_t m = NEG;
 				ok = memory_wait(rk, &sm[l], j, exact, &m);
 				v = max64(v, m);
