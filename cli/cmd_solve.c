@@ -117,6 +117,8 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 		json_object_set_new(j, "local_search", json_pack("{s:i,s:i,s:I,s:f}",
 			"neighbourhoods", r->lns_windows, "improvements", r->lns_improvements,
 			"objective", (json_int_t)r->lns_objective, "seconds", r->lns_seconds));
+	if (r->solver_crashes)
+		json_object_set_new(j, "solver_crashes", json_integer(r->solver_crashes));
 	if (r->search_nodes)
 		json_object_set_new(j, "search", json_pack("{s:I,s:f}", "nodes",
 				    (json_int_t)r->search_nodes, "seconds", r->search_seconds));
@@ -160,6 +162,10 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 		printf("milp        %s %s, %s formulation: %d columns (%d binaries), %d rows; %s after %ld nodes, %.2f s\n",
 		       r->solver, r->solver_version, r->formulation, r->columns, r->binaries,
 		       r->rows, r->solver_outcome, r->nodes, r->solver_seconds);
+	if (r->solver_crashes)
+		printf("warning     the solver's process crashed in %d MILP pass%s; %s answered nothing, the rest stands\n",
+		       r->solver_crashes, r->solver_crashes > 1 ? "es" : "",
+		       r->solver_crashes > 1 ? "they" : "it");
 	if (strcmp(r->cross_check, "not run"))
 		printf("cross-check %s (%s)\n", r->cross_check, r->cross_detail);
 	printf("status      %s%s%s%s%s%s\n", r->status, r->certified ? ", certified by the " : "",

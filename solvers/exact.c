@@ -224,8 +224,19 @@ static enum status run_backend(const struct exact_run *x, const struct solver_ba
 	if (x->kill_at > 0 && (so.kill_at <= 0 || x->kill_at < so.kill_at))
 		so.kill_at = x->kill_at;
 	memset(a, 0, sizeof *a);
-	if (solver_solve_isolated(b, x->sm->milp, &so, &a->res, x->err))
-		return STATUS_ERROR;
+	if (solver_solve_isolated(b, x->sm->milp, &so, &a->res, x->err)) {
+		if (!a->res.crash_signal)
+			return STATUS_ERROR;
+		/* The solver's process crashed before its limit (CBC 2.10.8:
+		 * an assertion in ClpPrimalColumnSteepest on a V p4 m8
+		 * disjunctive model, seen once): that pass answers nothing, as
+		 * if stopped at once; the incumbent, the bound and the other
+		 * passes stand, and the result counts the crash. */
+		x->r->solver_crashes++;
+		a->res.outcome = OUTCOME_ERROR;
+		a->res.bound = -INFINITY;
+		return STATUS_OK;
+	}
 	if (!a->res.has_solution)
 		return STATUS_OK;
 	struct sim_result sr;
@@ -636,7 +647,7 @@ static enum status solve_milp(struct exact_run *x)
 	const char *solver = x->o->solver ? x->o->solver : "cbc";
 	const struct formulation *form;
 	char known[64];
-	if (!(x->b = solver_find(solver)))
+	if (!(x->b = x->o->test_backend ? x->o->test_backend : solver_find(solver)))
 		return err_set(x->err, "unknown solver '%s' (known: %s)", x->o->solver,
 			       solver_names(known, sizeof known, ", "));
 	if (chosen_formulation(x, &form))
@@ -873,8 +884,10 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	 * schedule kept is always a simulated one (heuristic or decoded). */
 	if (r->bound >= r->objective) {
 		r->certified = true;
-		if (!r->certified_by)   /* a MILP's proof, or else the windows' */
-			r->certified_by = r->solved ? "solver" : "bound";
+		if (!r->certified_by)   /* a MILP's proof, or else the bounds' (a
+		                           crashed last pass proved nothing) */
+			r->certified_by = r->solved && strcmp(r->solver_outcome, "error") ?
+					  "solver" : "bound";
 		r->status = "optimal";
 	} else {
 		r->status = r->solver_outcome && !strcmp(r->solver_outcome, "time_limit") ?

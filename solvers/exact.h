@@ -46,6 +46,9 @@ struct exact_options {
 	 * the bound meets the optimum, and that branch is never reached).
 	 * A weaker start loses no proof: every bound stays valid. */
 	int64_t test_bound_slack;
+	/* Tests only: solve every MILP with this backend (backend.h) instead
+	 * of `solver`'s. */
+	const struct solver_backend *test_backend;
 	void (*progress)(void *ctx, double incumbent, double bound);
 	void *progress_ctx;
 };
@@ -77,6 +80,9 @@ struct exact_result {
 	char heuristic[64];          /* the family that gave the best start */
 	int64_t heuristic_objective;
 	/* the local search from it (lns.h), when run (lns_windows > 0) */
+	int solver_crashes;          /* MILP passes whose solver process crashed
+	                                before its limit: each lost that pass
+	                                only (exact.c, run_backend) */
 	int lns_windows, lns_improvements;
 	double lns_seconds;
 	int64_t lns_objective;       /* its best */

@@ -203,9 +203,11 @@ enum status solver_solve_isolated(const struct solver_backend *b,
 			r->bound = -INFINITY;
 			return STATUS_OK;
 		}
-		if (WIFSIGNALED(wstatus))
+		if (WIFSIGNALED(wstatus)) {
+			r->crash_signal = WTERMSIG(wstatus);
 			return err_set(err, "%s crashed (signal %d) while solving", b->name,
 				       WTERMSIG(wstatus));
+		}
 		return err_set(err, "%s: the solver process ended without a result", b->name);
 	}
 	if (w.status != STATUS_OK) {

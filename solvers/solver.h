@@ -44,6 +44,9 @@ struct solver_result {
 	double *x;                /* [ncols] the solution, malloc'ed; NULL if none */
 	long nodes;               /* branch-and-bound nodes */
 	double seconds;           /* wall time of the solve */
+	int crash_signal;         /* isolated solves: the signal that ended the
+	                             solver's process before its limit (the
+	                             call then fails), else 0 */
 };
 
 void solver_result_release(struct solver_result *r);   /* frees x */

@@ -5,6 +5,8 @@
  * backend and every registered formulation, with the MILP forced even where the
  * heuristics already meet the lower bound.
  */
+#include <signal.h>
+
 #include "test_helpers.h"
 
 #include "brute.h"
@@ -13,6 +15,7 @@
 #include "formulate/formulation.h"
 #include "formulate/opgraph.h"
 #include "formulate/schedule_milp.h"
+#include "solvers/backend.h"
 #include "solvers/bnb.h"
 #include "solvers/exact.h"
 #include "solvers/lns.h"
@@ -75,6 +78,61 @@ static void test_certified_by_bound(void **state)
 	assert_string_equal(r.certified_by, "bound");
 	assert_false(r.solved);
 	assert_int_equal(r.objective, 88);
+	exact_result_release(&r);
+	instance_free(in);
+}
+
+static const char *crash_version(void)
+{
+	return "0";
+}
+
+/* A backend whose process dies at once (SIGABRT, as CBC's assertion). */
+static enum status crash_at_once(const struct milp *m, const struct solver_options *o,
+				 struct solver_result *r, struct error *err)
+{
+	(void)m, (void)o, (void)r, (void)err;
+	signal(SIGABRT, SIG_DFL);
+	raise(SIGABRT);
+	return STATUS_ERROR;
+}
+
+/*
+ * A solver process that crashes loses its pass only: the solve returns the
+ * heuristic's schedule with the closed-form bound, counts the crashes, and
+ * says the solver answered "error". Fused chain, p 4, m 8, F 3, B 5, no
+ * memory: 1f1b's 88 meets the bound, so with the MILP forced it is still
+ * certified, by the bound. With 4 activations per device, comm 1 and
+ * F 1, B 2 no family meets the bound, and with every pass crashed the
+ * solve ends unproven, with its schedule, not as an error.
+ */
+static void test_solver_crash_loses_one_pass(void **state)
+{
+	(void)state;
+	static const struct solver_backend crashing = {"crashing", crash_version, crash_at_once,
+						       0, 0.1};
+	struct exact_options o = {.solver = "cbc", .formulation = "auto", .time_limit = 5,
+				  .always_milp = true, .test_backend = &crashing};
+	struct exact_result r;
+	struct error err;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":3,\"B\":5}}");
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
+	assert_true(r.solver_crashes >= 1);
+	assert_string_equal(r.solver_outcome, "error");
+	assert_int_equal(r.objective, 88);
+	assert_true(r.certified);
+	assert_string_equal(r.certified_by, "bound");
+	exact_result_release(&r);
+	instance_free(in);
+	in = parse_instance_ok(
+		"{\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":8}}");
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
+	assert_true(r.solver_crashes >= 1);
+	assert_non_null(r.schedule);
+	assert_false(r.certified);
+	assert_true(r.bound < r.objective);
 	exact_result_release(&r);
 	instance_free(in);
 }
@@ -775,6 +833,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_against_brute_force),
 		cmocka_unit_test(test_certified_by_bound),
+		cmocka_unit_test(test_solver_crash_loses_one_pass),
 		cmocka_unit_test(test_cross_check),
 		cmocka_unit_test(test_span_exact_against_brute_force),
 		cmocka_unit_test(test_search_and_milps_against_brute_force),
