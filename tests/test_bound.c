@@ -670,27 +670,35 @@ static void test_several_stages_per_device_with_limit(void **state)
  * (stage_memory_at) the round trip ignored the limit: 14. Brute force at
  * M = 2: 16.
  */
-static void test_round_trip_on_a_shared_device_by_hand(void **state)
+/* A hand case of the round trip: the instance fmt (with M for %d) has
+ * the round trip `best` as its bound at M = m; at M = 2 its bound is best2
+ * and the brute force's optimum opt2. */
+static void round_trip_by_hand(const char *fmt, int m, int64_t best, int64_t best2,
+			       int64_t opt2)
 {
-	(void)state;
-	static const char *const fmt =
-		"{\"devices\":2,\"microbatches\":%d,\"chunks\":2,\"placement\":\"v\","
-		"\"cost\":{\"F\":1,\"B\":1},\"comm\":0,"
-		"\"memory\":{\"F\":[1,0,0,0],\"B\":[-1,0,0,0],\"limit\":1}}";
 	char json[512];
-	snprintf(json, sizeof json, fmt, 3);
+	snprintf(json, sizeof json, fmt, m);
 	struct instance *in = parse_instance_ok(json);
 	struct bounds b = bounds_of(in);
-	assert_int_equal(b.round_trip, 24);
-	assert_int_equal(b.best, 24);
+	assert_int_equal(b.round_trip, best);
+	assert_int_equal(b.best, best);
 	assert_string_equal(b.by, "round_trip");
 	instance_free(in);
 	snprintf(json, sizeof json, fmt, 2);
 	in = parse_instance_ok(json);
 	b = bounds_of(in);
-	assert_int_equal(b.best, 16);
-	assert_int_equal(brute_optimum(in, NULL), 16);
+	assert_int_equal(b.best, best2);
+	assert_int_equal(brute_optimum(in, NULL), opt2);
 	instance_free(in);
+}
+
+static void test_round_trip_on_a_shared_device_by_hand(void **state)
+{
+	(void)state;
+	round_trip_by_hand("{\"devices\":2,\"microbatches\":%d,\"chunks\":2,\"placement\":\"v\","
+			   "\"cost\":{\"F\":1,\"B\":1},\"comm\":0,"
+			   "\"memory\":{\"F\":[1,0,0,0],\"B\":[-1,0,0,0],\"limit\":1}}",
+			   3, 24, 16, 16);
 }
 
 /* A per-stage list of n random values in [lo, hi] as JSON, into out too. */
@@ -806,24 +814,10 @@ static void test_memory_time_by_hand(void **state)
 static void test_enclosing_memory_by_hand(void **state)
 {
 	(void)state;
-	static const char *const fmt =
-		"{\"devices\":2,\"microbatches\":%d,\"chunks\":2,\"placement\":\"interleaved\","
-		"\"cost\":{\"F\":1,\"B\":1},\"comm\":0,"
-		"\"memory\":{\"F\":[1,0,1,0],\"B\":[-1,0,-1,0],\"limit\":2}}";
-	char json[512];
-	snprintf(json, sizeof json, fmt, 4);
-	struct instance *in = parse_instance_ok(json);
-	struct bounds b = bounds_of(in);
-	assert_int_equal(b.round_trip, 20);
-	assert_int_equal(b.best, 20);
-	assert_string_equal(b.by, "round_trip");
-	instance_free(in);
-	snprintf(json, sizeof json, fmt, 2);
-	in = parse_instance_ok(json);
-	b = bounds_of(in);
-	assert_int_equal(b.best, 12);
-	assert_int_equal(brute_optimum(in, NULL), 14);
-	instance_free(in);
+	round_trip_by_hand("{\"devices\":2,\"microbatches\":%d,\"chunks\":2,"
+			   "\"placement\":\"interleaved\",\"cost\":{\"F\":1,\"B\":1},\"comm\":0,"
+			   "\"memory\":{\"F\":[1,0,1,0],\"B\":[-1,0,-1,0],\"limit\":2}}",
+			   4, 20, 12, 14);
 }
 
 int main(void)

@@ -5,8 +5,6 @@
  * backend and every registered formulation, with the MILP forced even where the
  * heuristics already meet the lower bound.
  */
-#include <signal.h>
-
 #include "test_helpers.h"
 
 #include "brute.h"
@@ -15,7 +13,7 @@
 #include "formulate/formulation.h"
 #include "formulate/opgraph.h"
 #include "formulate/schedule_milp.h"
-#include "solvers/backend.h"
+#include "crash_backends.h"
 #include "solvers/bnb.h"
 #include "solvers/exact.h"
 #include "solvers/lns.h"
@@ -82,21 +80,6 @@ static void test_certified_by_bound(void **state)
 	instance_free(in);
 }
 
-static const char *crash_version(void)
-{
-	return "0";
-}
-
-/* A backend whose process dies at once (SIGABRT, as CBC's assertion). */
-static enum status crash_at_once(const struct milp *m, const struct solver_options *o,
-				 struct solver_result *r, struct error *err)
-{
-	(void)m, (void)o, (void)r, (void)err;
-	signal(SIGABRT, SIG_DFL);
-	raise(SIGABRT);
-	return STATUS_ERROR;
-}
-
 /*
  * A solver process that crashes loses its pass only: the solve returns the
  * heuristic's schedule with the closed-form bound, counts the crashes, and
@@ -109,7 +92,7 @@ static enum status crash_at_once(const struct milp *m, const struct solver_optio
 static void test_solver_crash_loses_one_pass(void **state)
 {
 	(void)state;
-	static const struct solver_backend crashing = {"crashing", crash_version, crash_at_once,
+	static const struct solver_backend crashing = {"crashing", fake_version, crash_at_once,
 						       0, 0.1};
 	struct exact_options o = {.solver = "cbc", .formulation = "auto", .time_limit = 5,
 				  .always_milp = true, .test_backend = &crashing};

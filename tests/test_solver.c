@@ -10,6 +10,7 @@
  * Set SOLVER_TIMES=1 to print the wall time of each test's solves.
  */
 #include "test_helpers.h"
+#include "crash_backends.h"
 
 #include <pthread.h>
 #include <signal.h>
@@ -1148,35 +1149,6 @@ static void test_writer_case(void **state)
 			 c->program, model, rc, line, want);
 	unlink(model);
 	unlink(out);
-}
-
-/* Fake backends for the isolated solve's crash rule (isolate.c): one that
- * crashes after its own time limit has passed (CBC 2.10.8's segfault in
- * CglPreProcess::postProcess when its time runs out), one that crashes at
- * once. cmocka's handlers are inherited by the child, so each restores
- * the default action before it raises the signal. */
-static enum status crash_after_limit(const struct milp *m, const struct solver_options *o,
-				     struct solver_result *r, struct error *err)
-{
-	(void)m, (void)r, (void)err;
-	usleep((useconds_t)((o->time_limit + 0.1) * 1e6));
-	signal(SIGSEGV, SIG_DFL);
-	raise(SIGSEGV);
-	return STATUS_ERROR;
-}
-
-static enum status crash_at_once(const struct milp *m, const struct solver_options *o,
-				 struct solver_result *r, struct error *err)
-{
-	(void)m, (void)o, (void)r, (void)err;
-	signal(SIGSEGV, SIG_DFL);
-	raise(SIGSEGV);
-	return STATUS_ERROR;
-}
-
-static const char *fake_version(void)
-{
-	return "0";
 }
 
 /* A crash past the limit is a stop at the limit, nothing known; a crash
