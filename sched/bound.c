@@ -40,6 +40,7 @@ struct work {
 	int nodes;           /* kinds * L */
 	int64_t *init;       /* [nodes] 0 = source/sink, NEG = not */
 	int64_t *head, *tail;/* [nodes] */
+	int64_t *enclose;    /* [L] the ancestors' F deltas on each stage's device (enclosing_all), or NULL */
 	/* Jackson's preemptive schedule */
 	int64_t *r, *p, *q, *rem;
 	int *order, *heap;
@@ -213,7 +214,7 @@ static int only_stage(const struct instance *in, int d)
 struct stage_memory {
 	int s;
 	int64_t a, b, c, limit;
-	int64_t enclose;   /* the ancestors' F deltas on the device (enclosing_memory) */
+	int64_t enclose;   /* A: the ancestors' F deltas on the device (enclosing_all) */
 	int64_t TF, TB, TW;
 	bool split;
 };
@@ -240,6 +241,60 @@ static int64_t trip_length(struct work *w, int s)
 	return R;
 }
 
+/* The ancestor searches cost at most this many steps (L (L + E)) per
+ * instance; beyond, no stage counts its ancestors (a weaker rule). */
+#define ENCLOSING_WORK 20000000L
+
+/*
+ * enclose[s] = A_s, the sum of a_l over the ancestors l of s on s's
+ * device (a_l > 0). An ancestor l ran F(l, mu) before F(s, mu) and runs
+ * B(l, mu) only after B(s, mu), both on this device. So when the i-th
+ * forward of s starts, with x backwards of s started before it: l has run
+ * at least i forwards (those of the first i forwards' micro-batches) and
+ * at most x backwards (each waits for its micro-batch's B of s), and holds
+ * a_l nF - b_l nB - c_l nW >= a_l (nF - nB) >= a_l (i - x)
+ * (stage_memory_at's signs). On a V or interleaved chain: chunk 1's
+ * forwards find chunk 0's activations of every micro-batch between them
+ * in place. NULL when the searches would cost more than ENCLOSING_WORK or
+ * memory runs out (then A = 0: still valid).
+ */
+static int64_t *enclosing_all(const struct instance *in)
+{
+	int L = in->stages;
+	if (!in->has_memory || (long)L * (L + in->succ_start[L]) > ENCLOSING_WORK)
+		return NULL;
+	int64_t *enclose = calloc(L, sizeof *enclose);
+	char *seen = malloc(L);
+	int *stack = malloc(L * sizeof *stack);
+	if (!enclose || !seen || !stack) {
+		free(enclose);
+		free(seen);
+		free(stack);
+		return NULL;
+	}
+	for (int s = 0; s < L; s++) {
+		int d = in->stage_device[s], n = 0;
+		memset(seen, 0, L);
+		stack[n++] = s;
+		seen[s] = 1;
+		while (n > 0) {   /* the ancestors of s, backwards along the edges */
+			int v = stack[--n];
+			for (int e = in->pred_start[v]; e < in->pred_start[v + 1]; e++) {
+				int u = in->pred[e].stage;
+				if (seen[u])
+					continue;
+				seen[u] = 1;
+				stack[n++] = u;
+				if (in->stage_device[u] == d && in->mem[OP_F][u] > 0)
+					enclose[s] += in->mem[OP_F][u];
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return enclose;
+}
+
 /*
  * Fill sm for stage s, with its device's whole limit; false when the
  * arguments below do not apply. On a device that holds other stages too,
@@ -249,61 +304,9 @@ static int64_t trip_length(struct work *w, int s)
  * before it, on the same device), and a = b + c. So stage s alone stays
  * within the device's limit, and every rule below that reads only s's own
  * memory holds for it with that limit (V and interleaved placements: the
- * round trip of chunk 0 through every later stage).
+ * round trip of chunk 0 through every later stage); sm->enclose adds what
+ * its ancestors on the device hold for certain (enclosing_all).
  */
-/* Ancestor searches cost at most this many steps (L (L + E)) per bound. */
-#define ENCLOSING_WORK 20000000L
-
-/*
- * A = the sum of a_l over the ancestors l of s on s's device. An ancestor
- * l ran F(l, mu) before F(s, mu) and runs B(l, mu) only after B(s, mu),
- * both on this device. So when the i-th forward of s starts, with x
- * backwards of s started before it: l has run at least i forwards (those
- * of the first i forwards' micro-batches) and at most x backwards (each
- * waits for its micro-batch's B of s), and holds a_l nF - b_l nB - c_l nW
- * >= a_l (nF - nB) >= a_l (i - x) (stage_memory_at's signs). On a V or
- * interleaved chain: chunk 1's forwards find chunk 0's activations of
- * every micro-batch between them in place. 0 when the search would cost
- * more than ENCLOSING_WORK or memory runs out (a weaker rule, still valid).
- */
-static int64_t enclosing_memory(const struct instance *in, int s)
-{
-	int L = in->stages, d = in->stage_device[s];
-	int64_t held = 0;
-	if ((long)L * (L + in->succ_start[L]) > ENCLOSING_WORK)
-		return 0;
-	bool any = false;
-	for (int l = 0; l < L && !any; l++)
-		any = l != s && in->stage_device[l] == d && in->mem[OP_F][l] > 0;
-	if (!any)
-		return 0;
-	/* the ancestors of s: a search backwards along the edges */
-	char *seen = calloc(L, 1);
-	int *stack = malloc(L * sizeof *stack), n = 0;
-	if (!seen || !stack) {
-		free(seen);
-		free(stack);
-		return 0;
-	}
-	stack[n++] = s;
-	seen[s] = 1;
-	while (n > 0) {
-		int v = stack[--n];
-		for (int e = in->pred_start[v]; e < in->pred_start[v + 1]; e++) {
-			int u = in->pred[e].stage;
-			if (!seen[u]) {
-				seen[u] = 1;
-				stack[n++] = u;
-				if (in->stage_device[u] == d && in->mem[OP_F][u] > 0)
-					held += in->mem[OP_F][u];
-			}
-		}
-	}
-	free(seen);
-	free(stack);
-	return held;
-}
-
 static bool stage_memory_at(const struct work *w, int s, struct stage_memory *sm)
 {
 	const struct instance *in = w->in;
@@ -328,7 +331,7 @@ static bool stage_memory_at(const struct work *w, int s, struct stage_memory *sm
 		if (l != s && in->stage_device[l] == d &&
 		    (in->mem[OP_F][l] < 0 || in->mem[OP_F][l] + in->mem[OP_B][l] < 0))
 			return false;
-	sm->enclose = enclosing_memory(in, s);
+	sm->enclose = w->enclose ? w->enclose[s] : 0;
 	return true;
 }
 
@@ -380,7 +383,7 @@ static int add_forced_weights(struct work *w, int e, int n)
  * backwards started before it, that memory admits: when F_i starts
  * (charged at its start) the memory in use is a i - b x - c y, plus at
  * least A (i - x) held by the stage's ancestors on the device
- * (enclosing_memory), <= limit; y <= x (each W needs its B). Returns -1
+ * (enclosing_all), <= limit; y <= x (each W needs its B). Returns -1
  * when no y works.
  */
 static int64_t weights_needed(const struct stage_memory *sm, int64_t i, int64_t x)
@@ -950,6 +953,7 @@ static bool paths_alloc(struct work *w, const struct instance *in)
 	w->init = malloc(w->nodes * sizeof(int64_t));
 	w->head = malloc(w->nodes * sizeof(int64_t));
 	w->tail = malloc(w->nodes * sizeof(int64_t));
+	w->enclose = enclosing_all(in);
 	return w->init && w->head && w->tail;
 }
 
@@ -958,6 +962,7 @@ static void paths_free(struct work *w)
 	free(w->init);
 	free(w->head);
 	free(w->tail);
+	free(w->enclose);
 }
 
 static enum status bound_plain(const struct instance *in, struct bounds *b,

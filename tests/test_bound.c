@@ -760,7 +760,7 @@ static void test_shared_device_round_trip_never_above_brute_force(void **state)
 	}
 	print_message("two stages per device: the round trip the best bound on %d of %d instances\n",
 		      binding, total);
-	/* 44 of 60; 29 without enclosing_memory, 2 when the rule skipped
+	/* 44 of 60; 29 without the ancestors (enclosing_all), 2 when the rule skipped
 	 * shared devices */
 	assert_true(binding >= total / 4);
 }
@@ -789,7 +789,7 @@ static void test_memory_time_by_hand(void **state)
 	struct bounds b = bounds_of(in);
 	assert_int_equal(b.memory_time, 20);
 	assert_int_equal(b.memory_time_at, 0);
-	assert_int_equal(b.best, 20);   /* the round trip gives 20 too (enclosing_memory) */
+	assert_int_equal(b.best, 20);   /* the round trip gives 20 too (enclosing_all) */
 	instance_free(in);
 	snprintf(json, sizeof json, fmt, 2);
 	in = parse_instance_ok(json);
