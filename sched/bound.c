@@ -40,7 +40,8 @@ struct work {
 	int nodes;           /* kinds * L */
 	int64_t *init;       /* [nodes] 0 = source/sink, NEG = not */
 	int64_t *head, *tail;/* [nodes] */
-	int64_t *enclose;    /* [L] the ancestors' F deltas on each stage's device (enclosing_all), or NULL */
+	int64_t *enclose;    /* [L] the ancestors' F deltas on each stage's device
+	                        (enclosing_all), set by ranks_build, or NULL */
 	/* Jackson's preemptive schedule */
 	int64_t *r, *p, *q, *rem;
 	int *order, *heap;
@@ -558,6 +559,8 @@ static void ranks_build(struct work *w, struct ranks *rk)
 {
 	const struct instance *in = w->in;
 	*rk = (struct ranks){in->kinds, in->stages, in->microbatches, NULL};
+	if (!w->enclose)   /* once per work: a span fills the ranks once per device */
+		w->enclose = enclosing_all(in);
 	rk->rel = malloc((size_t)rk->K * rk->L * (rk->M + 1) * sizeof *rk->rel);
 	if (rk->rel && !fill_ranks(w, rk)) {
 		free(rk->rel);
@@ -953,7 +956,6 @@ static bool paths_alloc(struct work *w, const struct instance *in)
 	w->init = malloc(w->nodes * sizeof(int64_t));
 	w->head = malloc(w->nodes * sizeof(int64_t));
 	w->tail = malloc(w->nodes * sizeof(int64_t));
-	w->enclose = enclosing_all(in);
 	return w->init && w->head && w->tail;
 }
 

@@ -538,6 +538,13 @@ static enum status chosen_formulation(const struct exact_run *x,
 		       formulation_names(known, sizeof known, ", "));
 }
 
+/* The cap on each disjunctive target (target_share in backend.h); 0
+ * without a time limit. */
+static double target_cap(const struct exact_run *x)
+{
+	return x->o->time_limit > 0 ? x->o->time_limit * x->b->target_share : 0;
+}
+
 /*
  * The disjunctive model for the rest of the time. For the makespan (not
  * with --cross-check) its targets go first, each capped
@@ -552,9 +559,8 @@ static enum status disjunctive_passes(struct exact_run *x, const struct formulat
 	struct exact_result *r = x->r;
 	r->formulation = dj->name;
 	if (x->in->objective == OBJ_MAKESPAN && r->bound < r->objective && !x->o->cross_check) {
-		double cap = x->o->time_limit > 0 ? x->o->time_limit * x->b->target_share : 0;
-		enum status st = target_loop(x, dj, x->o->time_limit > 0 ? remaining(x) : 0, cap,
-					     false);
+		enum status st = target_loop(x, dj, x->o->time_limit > 0 ? remaining(x) : 0,
+					     target_cap(x), false);
 		if (st || r->bound >= r->objective || !may_start_pass(x))
 			return st;
 		r->formulation = "disjunctive targets, then disjunctive";
@@ -609,8 +615,7 @@ static enum status milp_auto(struct exact_run *x)
 	 * GLPK at 120 s: 9.8 and 15.7 s, open at 156/153 and 199/198 without */
 	if (x->in->kinds == 3 && x->in->objective == OBJ_MAKESPAN && r->bound < r->objective &&
 	    !x->o->cross_check && x->o->time_limit > 0) {
-		enum status st = target_loop(x, dj, remaining(x),
-					     x->o->time_limit * x->b->target_share, true);
+		enum status st = target_loop(x, dj, remaining(x), target_cap(x), true);
 		if (st || r->bound >= r->objective || !may_start_pass(x))
 			return st;
 	}
