@@ -23,12 +23,21 @@
 # overlap, with recompute and with offload, and the lower bound (without
 # decisions; the exact solver does not reach 1536 or 3072 ops).
 #
-# usage: bench/deepseek.sh [-t SECONDS] [-p "8 16"] [-m "32"] [PIPEOPT]
+# With -e, instead: memory at equal makespan. For each family of zb-v,
+# v-half and v-min (its makespan X at its own peak) and each variant
+# (none, overlap, recompute, offload), the least memory limit at which
+# `search` (T seconds) reaches a makespan <= X, found by bisection between
+# 2 and the family's peak (the family's own schedule is a seed and stays
+# valid with every key, so the peak always reaches X). The GA is a
+# heuristic: a limit it misses is not proven infeasible, and the bisection
+# assumes that a larger limit never does worse.
+#
+# usage: bench/deepseek.sh [-e] [-t SECONDS] [-p "8 16"] [-m "32"] [PIPEOPT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-limit=10 ms="32" ps="16"
-while getopts "t:p:m:" opt; do
-  case $opt in t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;; *) exit 2 ;; esac
+limit=10 ms="32" ps="16" equal=0
+while getopts "et:p:m:" opt; do
+  case $opt in e) equal=1 ;; t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;; *) exit 2 ;; esac
 done
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
@@ -64,6 +73,44 @@ try:
 except Exception:
     print("-")' "$1"
 }
+
+# searched p m limit variant -> the search's makespan, or -
+searched() {
+  instance "$1" "$2" "$3" "$4" > "$dir/s.json"
+  { "$bin" search "$dir/s.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | value makespan
+}
+
+# least p m variant target peak -> "L (makespan)": the least limit found
+least() {
+  local lo=1 hi=$5 best ms   # lo: not reached (assumed), hi: reached
+  best=$(searched "$1" "$2" "$hi" "$3")
+  while [ $((hi - lo)) -gt 1 ]; do
+    local mid=$(((lo + hi) / 2))
+    ms=$(searched "$1" "$2" "$mid" "$3")
+    if [ "$ms" != - ] && [ "$ms" -le "$4" ]; then hi=$mid best=$ms; else lo=$mid; fi
+  done
+  echo "$hi ($best)"
+}
+
+if [ "$equal" = 1 ]; then
+  printf '| p | m | family | its peak | its makespan | least limit (makespan): search %s s | with overlap | with recompute | with offload |\n' "$limit"
+  printf '|---|---|---|---|---|---|---|---|---|\n'
+  for p in $ps; do for m in $ms; do
+    instance "$p" "$m" none plain > "$dir/free.json"
+    for of in zb-v v-half v-min; do
+      r=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } |
+          python3 -c 'import json, sys; d = json.load(sys.stdin); print(max(d["peak_memory"]), d["makespan"])')
+      # shellcheck disable=SC2086
+      set -- $r
+      row="| $p | $m | $of | $1 | $2 |"
+      for var in plain overlap recompute offload; do
+        row="$row $(least "$p" "$m" "$var" "$2" "$1") |"
+      done
+      echo "$row"
+    done
+  done; done
+  exit 0
+fi
 
 printf '| p | m | limit (peak of) | %s | search %s s | with overlap | with recompute | with offload | bound |\n' \
   "$(echo $fams | sed 's/ / | /g')" "$limit"
