@@ -32,13 +32,22 @@
 # heuristic: a limit it misses is not proven infeasible, and the bisection
 # assumes that a larger limit never does worse.
 #
-# usage: bench/deepseek.sh [-e] [-t SECONDS] [-p "8 16"] [-m "32"] [PIPEOPT]
+# -c gpt takes Zero Bubble's GPT 1.5B costs on the same V placement
+# instead (bench/recompute.sh's second table: per chunk F 9261, B 9043,
+# W 4669, comm 601 us; recompute R 9261 and offload O = L = 9261, keep 0;
+# overlap factor 0.5, bench/overlap.sh's middle value, no published one).
+#
+# usage: bench/deepseek.sh [-e] [-c deepseek|gpt] [-t SECONDS] [-p "8 16"] [-m "32"] [PIPEOPT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-limit=10 ms="32" ps="16" equal=0
-while getopts "et:p:m:" opt; do
-  case $opt in e) equal=1 ;; t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;; *) exit 2 ;; esac
+limit=10 ms="32" ps="16" equal=0 costs=deepseek
+while getopts "ec:t:p:m:" opt; do
+  case $opt in
+    e) equal=1 ;; c) costs=$OPTARG ;; t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;;
+    *) exit 2 ;;
+  esac
 done
+case $costs in deepseek | gpt) ;; *) echo "bench/deepseek.sh: -c $costs: expected deepseek or gpt" >&2; exit 2 ;; esac
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
 dir=$(mktemp -d)
@@ -47,20 +56,24 @@ fams="zb-v v-half v-min dualpipev"
 
 # instance p m limit variant -> stdout
 instance() {
-  python3 - "$@" <<'PY'
+  python3 - "$costs" "$@" <<'PY'
 import json, sys
-p, m, lim, var = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-inst = {"name": f"deepseek-like-v{p}-m{m}-{var}", "devices": p, "microbatches": m, "chunks": 2,
-        "placement": "v", "cost": {"F": 40, "B": 40, "W": 20}, "comm": 1,
+costs, p, m, lim, var = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], sys.argv[5]
+if costs == "gpt":
+    name, cost, comm, rho, r = "gpt-1.5b", {"F": 9261, "B": 9043, "W": 4669}, 601, 0.5, 9261
+else:
+    name, cost, comm, rho, r = "deepseek-like", {"F": 40, "B": 40, "W": 20}, 1, 0, 40
+inst = {"name": f"{name}-v{p}-m{m}-{var}", "devices": p, "microbatches": m, "chunks": 2,
+        "placement": "v", "cost": cost, "comm": comm,
         "memory": {"F": 2, "B": -1, "W": -1}}
 if lim != "none":
     inst["memory"]["limit"] = int(lim)
 if var == "overlap":
-    inst["overlap"] = {"factor": 0}
+    inst["overlap"] = {"factor": rho}
 elif var == "recompute":
-    inst["recompute"] = {"R": 40, "keep": 0}
+    inst["recompute"] = {"R": r, "keep": 0}
 elif var == "offload":
-    inst["offload"] = {"O": 40, "L": 40, "keep": 0}
+    inst["offload"] = {"O": r, "L": r, "keep": 0}
 print(json.dumps(inst))
 PY
 }
