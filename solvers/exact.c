@@ -748,8 +748,9 @@ static enum status exact_search(const struct instance *in, const struct exact_op
  * found a schedule of their relaxation find it again at once. Where no
  * window raises the bound, the first round is all they cost. Measured:
  * V p3 m6 (3, 4, 2), v-min's memory, comm 1, 30 s: the first round (3 s)
- * raises 135 to 139; the second proves 142, the optimum, which the MILP
- * did not prove in the 24 s left (bench/results/vfamilies-small.md).
+ * raises the closed form's 128 to 135-139 (runs differ) and the MILP did
+ * not prove 142, the optimum, in the 24 s left; now the second round
+ * proves it (bench/results/relax.md, vfamilies-small.md).
  */
 #define RELAX_CAP 10.0   /* seconds, all rounds */
 
