@@ -19,22 +19,12 @@ while getopts "t:" opt; do
 done
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. bench/lib.sh
+bench_tmpdir
 
 inst() {   # placement p m F B W limit comm
   printf '{"name":"%s-p%s-m%s-%s%s%s-l%s-c%s","devices":%s,"microbatches":%s,"chunks":2,"placement":"%s","cost":{"F":%s,"B":%s,"W":%s},"comm":%s,"memory":{"F":2,"B":-1,"W":-1,"limit":%s}}\n' \
     "$1" "$2" "$3" "$4" "$5" "$6" "$7" "$8" "$2" "$3" "$1" "$4" "$5" "$6" "$8" "$7"
-}
-field() {   # key path of a JSON on stdin, or -
-  python3 -c 'import json, sys
-try:
-    d = json.load(sys.stdin)
-    for k in sys.argv[1:]:
-        d = d[k]
-    print(d)
-except Exception:
-    print("-")' "$@"
 }
 
 printf '| instance | bound | by | solve %s s: incumbent/bound |\n|---|---|---|---|\n' "$limit"
@@ -43,14 +33,14 @@ for pl in v interleaved; do for costs in "2 3 1" "3 4 2"; do
   for lim in $lims; do for c in 0 1; do
     # shellcheck disable=SC2086
     inst "$pl" 4 8 $costs "$lim" "$c" > "$dir/i.json"
-    name=$(field name < "$dir/i.json")
+    name=$(json_field name < "$dir/i.json")
     b=$("$bin" bound "$dir/i.json" --json)
     s="-"
     if [ "$limit" != 0 ]; then
       s=$("$bin" solve "$dir/i.json" --time-limit "$limit" --json 2>/dev/null |
           python3 -c 'import json, sys; j = json.load(sys.stdin); print("%d/%d%s" % (j["objective"], j["bound"], " (optimal)" if j["certified"] else ""))' || echo -)
     fi
-    echo "| $name | $(field lower_bound <<< "$b") | $(field bound_by <<< "$b") | $s |"
+    echo "| $name | $(json_field lower_bound <<< "$b") | $(json_field bound_by <<< "$b") | $s |"
   done; done
 done; done
 
@@ -58,12 +48,11 @@ printf '\n| DeepSeek-like | limit (peak of) | bound | by | v-min |\n|---|---|---
 for p in 8 16; do
   printf '{"name":"ds","devices":%s,"microbatches":32,"chunks":2,"placement":"v","cost":{"F":40,"B":40,"W":20},"comm":1,"memory":{"F":2,"B":-1,"W":-1}}\n' "$p" > "$dir/free.json"
   for of in zb-v v-half v-min; do
-    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } |
-          python3 -c 'import json, sys; print(max(json.load(sys.stdin)["peak_memory"]))')
+    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } | json_field peak)
     python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["memory"]["limit"] = int(sys.argv[2]); print(json.dumps(d))' \
       "$dir/free.json" "$lim" > "$dir/i.json"
     b=$("$bin" bound "$dir/i.json" --json)
-    v=$({ "$bin" simulate "$dir/i.json" --family v-min --json --no-timeline 2>/dev/null || true; } | field makespan)
-    echo "| p$p m32 | $lim ($of) | $(field lower_bound <<< "$b") | $(field bound_by <<< "$b") | $v |"
+    v=$({ "$bin" simulate "$dir/i.json" --family v-min --json --no-timeline 2>/dev/null || true; } | json_field makespan)
+    echo "| p$p m32 | $lim ($of) | $(json_field lower_bound <<< "$b") | $(json_field bound_by <<< "$b") | $v |"
   done
 done

@@ -50,8 +50,8 @@ done
 case $costs in deepseek | gpt) ;; *) echo "bench/deepseek.sh: -c $costs: expected deepseek or gpt" >&2; exit 2 ;; esac
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. bench/lib.sh
+bench_tmpdir
 fams="zb-v v-half v-min dualpipev"
 
 # instance p m limit variant -> stdout
@@ -78,19 +78,11 @@ print(json.dumps(inst))
 PY
 }
 
-value() {   # key of a JSON on stdin, or -
-  python3 -c 'import json, sys
-try:
-    d = json.load(sys.stdin)
-    print(d[sys.argv[1]] if sys.argv[1] != "peak" else max(d["peak_memory"]))
-except Exception:
-    print("-")' "$1"
-}
 
 # searched p m limit variant -> the search's makespan, or -
 searched() {
   instance "$1" "$2" "$3" "$4" > "$dir/s.json"
-  { "$bin" search "$dir/s.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | value makespan
+  { "$bin" search "$dir/s.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | json_field makespan
 }
 
 # least p m variant target peak -> "L (makespan)": the least limit found
@@ -131,17 +123,17 @@ printf '|---|---|---|%s---|---|---|---|---|\n' "$(for f in $fams; do printf -- '
 for p in $ps; do for m in $ms; do
   instance "$p" "$m" none plain > "$dir/free.json"
   for of in zb-v v-half v-min; do
-    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } | value peak)
+    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } | json_field peak)
     row="| $p | $m | $lim ($of) |"
     instance "$p" "$m" "$lim" plain > "$dir/p.json"
     for f in $fams; do
-      row="$row $({ "$bin" simulate "$dir/p.json" --family "$f" --json --no-timeline 2>/dev/null || true; } | value makespan) |"
+      row="$row $({ "$bin" simulate "$dir/p.json" --family "$f" --json --no-timeline 2>/dev/null || true; } | json_field makespan) |"
     done
     for var in plain overlap recompute offload; do
       instance "$p" "$m" "$lim" "$var" > "$dir/v.json"
-      row="$row $({ "$bin" search "$dir/v.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | value makespan) |"
+      row="$row $({ "$bin" search "$dir/v.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | json_field makespan) |"
     done
-    row="$row $({ "$bin" bound "$dir/p.json" --json 2>/dev/null || true; } | value lower_bound) |"
+    row="$row $({ "$bin" bound "$dir/p.json" --json 2>/dev/null || true; } | json_field lower_bound) |"
     echo "$row"
   done
 done; done

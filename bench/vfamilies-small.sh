@@ -32,18 +32,11 @@ while getopts "t:g:p:m:" opt; do
 done
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
+. bench/lib.sh
+bench_tmpdir
 
-field() {   # key of a JSON object on stdin, or -
-  python3 -c 'import json, sys
-try:
-    print(json.load(sys.stdin)[sys.argv[1]])
-except Exception:
-    print("-")' "$1"
-}
 family() {   # FAMILY INSTANCE: makespan, or - where invalid
-  { "$bin" simulate "$2" --family "$1" --json --no-timeline 2>/dev/null || true; } | field makespan
+  { "$bin" simulate "$2" --family "$1" --json --no-timeline 2>/dev/null || true; } | json_field makespan
 }
 with_limit() {   # FREE LIMIT > instance with that memory limit
   python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); d["memory"]["limit"] = int(sys.argv[2]); print(json.dumps(d))' "$1" "$2"
@@ -58,15 +51,14 @@ for p in $ps; do for m in $ms; do for costs in "2 3 1" "3 4 2"; do
     "$p" "$m" "$1" "$2" "$3" "$p" "$m" "$1" "$2" "$3" > "$dir/free.json"
   last=-
   for of in v-min v-half; do
-    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } |
-          python3 -c 'import json, sys; print(max(json.load(sys.stdin)["peak_memory"]))')
+    lim=$({ "$bin" simulate "$dir/free.json" --family "$of" --json --no-timeline 2>/dev/null || true; } | json_field peak)
     [ "$lim" = "$last" ] && continue   # v-half's peak is v-min's (p = 3): one row
     last=$lim
     with_limit "$dir/free.json" "$lim" > "$dir/i.json"
     zv=$(family zb-v "$dir/i.json"); vh=$(family v-half "$dir/i.json"); vm=$(family v-min "$dir/i.json")
     so=$("$bin" solve "$dir/i.json" --time-limit "$tsolve" --json --no-progress 2>/dev/null |
          python3 -c 'import json, sys; j = json.load(sys.stdin); print("%d/%d%s" % (j["objective"], j["bound"], " opt" if j["certified"] else ""))' || echo -)
-    se=$("$bin" search "$dir/i.json" --time-limit "$tsearch" --json --no-progress 2>/dev/null | field objective)
+    se=$("$bin" search "$dir/i.json" --time-limit "$tsearch" --json --no-progress 2>/dev/null | json_field objective)
     excess=$(python3 -c 'import sys
 fams = [int(x) for x in sys.argv[1:4] if x != "-"]
 try:
