@@ -26,9 +26,10 @@
 # With -e, instead: memory at equal makespan. For each family of zb-v,
 # v-half and v-min (its makespan X at its own peak) and each variant
 # (none, overlap, recompute, offload), the least memory limit at which
-# `search` (T seconds) reaches a makespan <= X, found by bisection between
-# 2 and the family's peak (the family's own schedule is a seed and stays
-# valid with every key, so the peak always reaches X). The GA is a
+# `search` (T seconds) reaches a makespan <= X, found by bisection over the
+# limits 2 to the family's peak (1 holds no forward's 2 units; the family's
+# own schedule is a seed and stays valid with every key, so the peak always
+# reaches X). The GA is a
 # heuristic: a limit it misses is not proven infeasible, and the bisection
 # assumes that a larger limit never does worse.
 #
@@ -77,7 +78,6 @@ elif var == "offload":
 print(json.dumps(inst))
 PY
 }
-
 
 # searched p m limit variant -> the search's makespan, or -
 searched() {
