@@ -20,10 +20,10 @@ static const char usage_text[] =
 	"they meet, that schedule is optimal without a MILP (certified by the\n"
 	"bound). Otherwise, for the makespan, the window bounds of 'pipeopt\n"
 	"bound --windows' run for a tenth of the time, again while they raise the\n"
-	"bound (at most 10 s in all), then the\n"
-	"exact search (a branch and bound over schedules), then a MILP starting\n"
-	"from the best schedule; the result is certified when one of them proves\n"
-	"optimality and the schedule, re-simulated, has exactly that objective.\n"
+	"bound (at most 10 s in all), then the exact search (a branch and bound\n"
+	"over schedules), then a MILP starting from the best schedule; the\n"
+	"result is certified when one of them proves optimality and the\n"
+	"schedule, re-simulated, has exactly that objective.\n"
 	"At the time limit the best schedule is returned with its bound and gap.\n"
 	"--threads is the MILP solver's threads.\n";
 
