@@ -49,6 +49,11 @@ import sys
 import tempfile
 
 
+def name(o):
+    """An op's name in the model: kind and stage, e.g. F3."""
+    return f"{o[0]}{o[1]}"
+
+
 def die(msg):
     sys.exit(f"periodic.py: {msg}")
 
@@ -109,7 +114,7 @@ class Model:
         return out
 
     def lp(self, P):
-        n = lambda o: f"{o[0]}{o[1]}"
+        n = name
         rows = []
 
         def start(o, sign, coef):   # t_o as coefficients
@@ -165,7 +170,7 @@ class Model:
         return "\n".join(text) + "\n"
 
     def unroll(self, P, val):
-        n = lambda o: f"{o[0]}{o[1]}"
+        n = name
         t = {o: val.get(f"th{self.dev(o[1])}", 0) + val.get(f"ph_{n(o)}", 0) +
              P * round(val.get(f"k_{n(o)}", 0)) for o in self.ops}
         rows = [[] for _ in range(self.p)]

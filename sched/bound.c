@@ -887,6 +887,15 @@ static int64_t chain_bound(const struct work *w, int device)
 	return best;
 }
 
+/* *best = v and *at = where, when v is larger (one argument's record). */
+static void keep_larger(int64_t v, int where, int64_t *best, int *at)
+{
+	if (v > *best) {
+		*best = v;
+		*at = where;
+	}
+}
+
 /*
  * Bounds of device d's span (heads and tails relative to d's ops), or of
  * the makespan when d < 0 (from time 0 to the end).
@@ -918,32 +927,14 @@ static void bounds_for(struct work *w, int d, int *idx,
 		int n = device_jobs(w, e);
 		if (limited && n > 0)
 			n = add_forced_weights(w, e, n);
-		if (n > 0) {
-			int64_t v = jackson(w, n);
-			if (v > b->device) {
-				b->device = v;
-				b->device_at = d < 0 ? e : d;   /* the span bounded */
-			}
-		}
+		if (n > 0)   /* the span bounded is d's */
+			keep_larger(jackson(w, n), d < 0 ? e : d, &b->device, &b->device_at);
 	}
-	for (int e = from; e < to; e++) {
-		if (limited) {
-			int64_t v = memory_bound(w, e, idx);
-			if (v > b->memory) {
-				b->memory = v;
-				b->memory_at = e;
-			}
-			v = rk.rel ? round_trip_bound(w, &rk, e) : 0;
-			if (v > b->round_trip) {
-				b->round_trip = v;
-				b->round_trip_at = e;
-			}
-			v = memory_time_bound(w, e);
-			if (v > b->memory_time) {
-				b->memory_time = v;
-				b->memory_time_at = e;
-			}
-		}
+	for (int e = from; e < to && limited; e++) {
+		keep_larger(memory_bound(w, e, idx), e, &b->memory, &b->memory_at);
+		keep_larger(rk.rel ? round_trip_bound(w, &rk, e) : 0, e, &b->round_trip,
+			    &b->round_trip_at);
+		keep_larger(memory_time_bound(w, e), e, &b->memory_time, &b->memory_time_at);
 	}
 	free(rk.rel);
 }
