@@ -208,6 +208,32 @@ struct attempt {
 	bool decoded_ok;
 };
 
+/*
+ * The progress a user sees is the solve's, not the pass's: the best
+ * schedule so far and the bound proven so far, improved by what the pass's
+ * solver reports. Its incumbent is a schedule's objective (every model's
+ * objective column is the makespan or span, at most the model's upper
+ * bound). Its bound b holds for the schedules the model holds, those with
+ * an objective of at most sm->upper, and the others are above sm->upper,
+ * so min(b, upper + 1) holds for all: a target's "inf" (infeasible) proves
+ * its target + 1, a GLPK tree's -DBL_MAX before its first bound proves
+ * nothing new.
+ */
+static void pass_progress(void *ctx, double incumbent, double bound)
+{
+	const struct exact_run *x = ctx;
+	const struct exact_result *r = x->r;
+	double inc = r->objective == INT64_MAX ? NAN : (double)r->objective;
+	if (isfinite(incumbent) && !(incumbent >= inc))
+		inc = incumbent;
+	double b = (double)r->bound, cap = (double)x->sm->upper + 1;
+	if (!isnan(bound) && fmin(bound, cap) > b)
+		b = fmin(bound, cap);
+	if (b > inc)
+		b = inc;
+	x->o->progress(x->o->progress_ctx, inc, b);
+}
+
 /* Solve the pass's model with backend b; decode and re-simulate its
  * solution. */
 static enum status run_backend(const struct exact_run *x, const struct solver_backend *b,
@@ -217,7 +243,7 @@ static enum status run_backend(const struct exact_run *x, const struct solver_ba
 	struct solver_options so = {
 		.time_limit = x->time_limit, .threads = o->threads > 0 ? o->threads : 1,
 		.abs_gap = 0.999, .start = x->start, .verbose = o->verbose,
-		.progress = o->progress, .progress_ctx = o->progress_ctx};
+		.progress = o->progress ? pass_progress : NULL, .progress_ctx = (void *)x};
 	/* killed at the pass's own allowance or the solve's, whichever first */
 	if (x->time_limit > 0)
 		so.kill_at = stop_kill_at(clock_seconds(), x->time_limit);

@@ -2066,6 +2066,48 @@ static void test_solve_milp_matches_brute_force(void **state)
 	}
 }
 
+/* --progress shows the solve's incumbent and bound, not a pass's: on an
+ * instance whose bound (64) is below its optimum, the MILP's time-indexed
+ * targets answer "infeasible" (a pass's bound of inf) before the
+ * optimum is found; every line is a finite incumbent and bound with the
+ * bound below or at the incumbent, the incumbent never rises, the bound
+ * never falls, and the last line is the result's. */
+static void test_solve_progress_is_the_solves(void **state)
+{
+	write_file(tmp("progress.json"),
+		   "{\"name\": \"progress\", \"devices\": 3, \"microbatches\": 6, "
+		   "\"cost\": {\"F\": 2, \"B\": 4}, \"comm\": 2, "
+		   "\"memory\": {\"F\": 2, \"B\": -2, \"limit\": 6}}");
+	static const char *const solvers[] = {"cbc", "glpk"};
+	for (int s = 0; s < 2; s++) {
+		struct run r;
+		RUN(&r, "solve", tmp("progress.json"), "--solver", solvers[s], "--always-milp",
+		    "--progress", "--json");
+		assert_int_equal(r.status, 0);
+		json_t *j = parse_json(r.out);
+		long long objective = get_int(j, "objective"), bound = get_int(j, "bound");
+		json_decref(j);
+		assert_null(strstr(r.err, "inf"));
+		assert_null(strstr(r.err, "e+"));
+		double inc = INFINITY, lb = -INFINITY, last_inc = NAN, last_lb = NAN;
+		int lines = 0;
+		for (char *p = strstr(r.err, "incumbent"); p; p = strstr(p + 1, "incumbent")) {
+			double a, b;
+			assert_int_equal(sscanf(p, "incumbent %lf, bound %lf", &a, &b), 2);
+			assert_true(b <= a);
+			assert_true(a <= inc);
+			assert_true(b >= lb);
+			inc = last_inc = a;
+			lb = last_lb = b;
+			lines++;
+		}
+		assert_true(lines >= 2);
+		assert_true(last_inc == (double)objective);
+		assert_true(last_lb == (double)bound);
+		run_free(&r);
+	}
+}
+
 /* --cross-check solves with both backends; they agree on the tiny case. */
 static void test_solve_cross_check(void **state)
 {
@@ -3121,6 +3163,7 @@ int main(void)
 		cmocka_unit_test(test_solve_recompute),
 		cmocka_unit_test(test_solve_offload),
 		cmocka_unit_test(test_solve_milp_matches_brute_force),
+		cmocka_unit_test(test_solve_progress_is_the_solves),
 		cmocka_unit_test(test_solve_cross_check),
 		cmocka_unit_test(test_solve_time_limit_and_output),
 		cmocka_unit_test(test_solve_usage),
