@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define MAX_FILE_BYTES (64L << 20)
@@ -49,6 +50,23 @@ enum status file_slurp(const char *path, const char *what, char **out,
 }
 
 
+/* A path that is a character device or a named pipe (/dev/null,
+ * /dev/stdout, a FIFO) is written in place: a rename would replace the device or
+ * pipe with a regular file (as root, /dev/null itself), and nothing of a
+ * stream can be taken back anyway. */
+static enum status write_in_place(const char *path, const char *data, size_t len,
+				  struct error *err)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f)
+		return err_set(err, "output '%s': cannot open: %s", path, strerror(errno));
+	int bad = fwrite(data, 1, len, f) != len;
+	bad |= fclose(f) != 0;
+	if (bad)
+		return err_set(err, "output '%s': write failed", path);
+	return STATUS_OK;
+}
+
 enum status file_write_atomic(const char *path, const char *data, size_t len,
 			      struct error *err)
 {
@@ -57,6 +75,9 @@ enum status file_write_atomic(const char *path, const char *data, size_t len,
 			return err_set(err, "output '-': write to stdout failed");
 		return STATUS_OK;
 	}
+	struct stat st;
+	if (!stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+		return write_in_place(path, data, len, err);
 	char tmp[4096];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
 	    (int)sizeof tmp)

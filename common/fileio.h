@@ -12,7 +12,8 @@ enum status file_slurp(const char *path, const char *what, char **out,
 		       struct error *err);
 
 /* Write len bytes to path atomically: into "path.tmp.PID", then rename, so a
- * failure never leaves a partial file behind. path "-" writes to stdout. */
+ * failure never leaves a partial file behind. path "-" writes to stdout; a
+ * character device or named pipe (/dev/null, a FIFO) is written in place. */
 enum status file_write_atomic(const char *path, const char *data, size_t len,
 			      struct error *err);
 

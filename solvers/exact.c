@@ -133,20 +133,25 @@ static enum status export_model(const struct sched_milp *sm, const char *path, b
 	free(text);
 	if (st)
 		return STATUS_ERROR;
-	FILE *f = fopen(path, "w");
+	/* the model is written in memory first, then into place as one file
+	 * (file_write_atomic: no partial file, and /dev/null stays a device) */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
 		remove(map);
-		return err_set(err, "output '%s': cannot create", path);
+		return err_set(err, "output '%s': out of memory", path);
 	}
 	const char *base = strrchr(map, '/');
 	export_header(f, sm, by, lp, base ? base + 1 : map);
 	st = lp ? milp_write_lp(sm->milp, f, err) : milp_write_mps(sm->milp, f, err);
 	if (fclose(f) && !st)
-		st = err_set(err, "output '%s': write failed", path);
-	if (st) {
-		remove(path);
+		st = err_set(err, "output '%s': out of memory", path);
+	if (!st)
+		st = file_write_atomic(path, buf, len, err);
+	free(buf);
+	if (st)
 		remove(map);
-	}
 	return st;
 }
 

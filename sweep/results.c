@@ -2,6 +2,8 @@
  * (results.h). */
 #include "sweep/results.h"
 
+#include "common/fileio.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -252,12 +254,14 @@ enum status results_write_csv(const json_t *rows, const char *path, struct error
 	json_t *v;
 	json_object_foreach(cols, k, v)
 		names[json_integer_value(v)] = k;
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-	FILE *f = fopen(tmp, "w");
+	/* the table is written in memory first, then into place as one file
+	 * (file_write_atomic: no partial file, and /dev/null stays a device) */
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
 	enum status st = STATUS_OK;
 	if (!f) {
-		st = err_set(err, "csv '%s': cannot write: %s", path, strerror(errno));
+		st = err_set(err, "csv '%s': out of memory", path);
 		goto out;
 	}
 	for (size_t c = 0; c < nc; c++)
@@ -271,13 +275,11 @@ enum status results_write_csv(const json_t *rows, const char *path, struct error
 		}
 		fputc('\n', f);
 	}
-	if (ferror(f) | fclose(f)) {
-		st = err_set(err, "csv '%s': write failed", path);
-		remove(tmp);
-	} else if (rename(tmp, path)) {
-		st = err_set(err, "csv '%s': cannot rename into place: %s", path, strerror(errno));
-		remove(tmp);
-	}
+	if (ferror(f) | fclose(f))
+		st = err_set(err, "csv '%s': out of memory", path);
+	else
+		st = file_write_atomic(path, buf, len, err);
+	free(buf);
 out:
 	free(names);
 	json_decref(cols);

@@ -2108,6 +2108,36 @@ static void test_solve_progress_is_the_solves(void **state)
 	}
 }
 
+/* An output path that is a named pipe (or /dev/null) is written in place,
+ * not replaced by a regular file: the atomic rename of a normal output
+ * would replace it (as root, /dev/null itself). The schedule (-o) and the
+ * exported model (--write-lp) arrive through the pipe, which stays a pipe. */
+static void test_output_to_a_pipe_stays_a_pipe(void **state)
+{
+	static const char *const flags[] = {"-o", "--write-lp"};
+	for (int k = 0; k < 2; k++) {
+		const char *fifo = tmp(k ? "pipe.lp" : "pipe.json");
+		unlink(fifo);
+		assert_int_equal(mkfifo(fifo, 0600), 0);
+		int fd = open(fifo, O_RDONLY | O_NONBLOCK);   /* the reader, first */
+		assert_true(fd >= 0);
+		struct run r;
+		RUN(&r, "solve", TINY, "--always-milp", "--json", flags[k], fifo);
+		assert_int_equal(r.status, 0);
+		struct stat st;
+		assert_int_equal(stat(fifo, &st), 0);
+		assert_true(S_ISFIFO(st.st_mode));
+		char buf[4096];
+		ssize_t n = read(fd, buf, sizeof buf - 1);
+		assert_true(n > 0);
+		buf[n] = 0;
+		assert_non_null(strstr(buf, k ? "Minimize" : "\"schedule\""));
+		close(fd);
+		unlink(fifo);
+		run_free(&r);
+	}
+}
+
 /* --cross-check solves with both backends; they agree on the tiny case. */
 static void test_solve_cross_check(void **state)
 {
@@ -3164,6 +3194,7 @@ int main(void)
 		cmocka_unit_test(test_solve_offload),
 		cmocka_unit_test(test_solve_milp_matches_brute_force),
 		cmocka_unit_test(test_solve_progress_is_the_solves),
+		cmocka_unit_test(test_output_to_a_pipe_stays_a_pipe),
 		cmocka_unit_test(test_solve_cross_check),
 		cmocka_unit_test(test_solve_time_limit_and_output),
 		cmocka_unit_test(test_solve_usage),
