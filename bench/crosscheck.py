@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""Randomized agreement of the exact methods on small instances (issue 14).
+
+usage: bench/crosscheck.py [--seed S] [-n N] [--time T] [--core C] [--pipeopt BIN]
+
+The unit tests compare every exact method with a brute force on tiny
+instances (tests/test_exact.c). This goes past what a brute force reaches:
+N random instances, each solved by `pipeopt solve` five ways, every one a
+separate proof:
+  cbc        the default (CBC, formulation auto)
+  glpk       --solver glpk
+  glpk-nostart  --solver glpk --no-ga-start (another incumbent, another path)
+  disj       --always-milp --formulation disjunctive (the MILP even where a
+             bound or the exact search certified first)
+  ti         --always-milp --formulation time-indexed (makespan only)
+and by `pipeopt search` (2 s). A row is BAD when two certified objectives
+differ, when the search's schedule is better than a certified optimum, or
+when a run fails with anything but a clean error. Instances: chains of 2-4
+devices (m 2-5), V and interleaved placements of 2-3 devices (m 2-4), per
+stage costs 1-5, split or fused backward, comm 0-2, a memory limit on 60 %
+of them (from one chunk's activations up), the span objective on 25 %.
+Prints one line per instance, then the counts.
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = {
+    "cbc": [],
+    "glpk": ["--solver", "glpk"],
+    "glpk-nostart": ["--solver", "glpk", "--no-ga-start"],
+    "disj": ["--always-milp", "--formulation", "disjunctive"],
+    "ti": ["--always-milp", "--formulation", "time-indexed"],
+}
+
+
+def instance(rng, name):
+    place = rng.choice(["chain", "chain", "v", "interleaved"])
+    p = rng.choice([2, 3, 4] if place == "chain" else [2, 3])
+    m = rng.randint(2, 5 if place == "chain" else 4)
+    chunks = 1 if place == "chain" else 2
+    stages = p * chunks
+    split = rng.random() < 0.5
+
+    def costs():
+        return [rng.randint(1, 5) for _ in range(stages)]
+
+    cost = {"F": costs(), "B": costs()}
+    if split:
+        cost["W"] = costs()
+    d = {"name": name, "devices": p, "microbatches": m, "cost": cost, "comm": rng.randint(0, 2)}
+    if place != "chain":
+        d["chunks"], d["placement"] = 2, place
+    if rng.random() < 0.6:
+        mem = {"F": 2, "B": -1, "W": -1} if split else {"F": 2, "B": -2}
+        mem["limit"] = 2 * rng.randint(chunks, chunks * p + 1)
+        d["memory"] = mem
+    if rng.random() < 0.25:
+        d["objective"] = "span"
+    return d
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        return {"error": (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1]}
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return {"error": "no JSON on stdout"}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("-n", type=int, default=50)
+    ap.add_argument("--time", type=float, default=10, help="seconds per solve")
+    ap.add_argument("--core", help="taskset core for every run")
+    ap.add_argument("--pipeopt", default=os.path.join(os.path.dirname(__file__), "..", "build", "pipeopt"))
+    a = ap.parse_args()
+    pin = ["taskset", "-c", a.core] if a.core is not None else []
+    rng = random.Random(a.seed)
+    bad = certified = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for i in range(a.n):
+            d = instance(rng, f"x{a.seed}-{i}")
+            path = os.path.join(tmp, "i.json")
+            with open(path, "w") as fh:
+                json.dump(d, fh)
+            res = {}
+            for k, extra in CONFIGS.items():
+                if k == "ti" and d.get("objective") == "span":
+                    continue
+                res[k] = run(pin + [a.pipeopt, "solve", path, "--json", "--time-limit", str(a.time)] + extra)
+            s = run(pin + [a.pipeopt, "search", path, "--json", "--time-limit", "2"])
+            certs = {k: r["objective"] for k, r in res.items() if r.get("certified")}
+            errs = {k: r["error"] for k, r in res.items() if "error" in r}
+            found = s.get("objective")
+            vals = set(certs.values())
+            wrong = len(vals) > 1 or (vals and found is not None and found < min(vals))
+            # an instance whose memory limit admits no schedule is a clean error
+            unclean = errs and not all("no valid schedule" in e or "infeasible" in e
+                                       for e in errs.values())
+            bad += bool(wrong or unclean)
+            certified += bool(vals)
+            tag = "BAD" if wrong or unclean else "ok "
+            print(f"{tag} {json.dumps(d)} certified={certs} search={found} errors={errs}", flush=True)
+    print(f"{a.n} instances, {certified} certified by at least one method, {bad} BAD")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
