@@ -295,6 +295,16 @@ static enum status cbc_fill(Cbc_Model *cm, const struct milp *m, bool lp_only,
 	r->nodes = lp_only ? 0 : Cbc_getNodeCount(cm);
 	double bound = lp_only ? -DBL_MAX : Cbc_getBestPossibleObjValue(cm);
 	r->bound = fabs(bound) >= MILP_INF ? -INFINITY : bound + m->obj_offset;
+	/* A feasibility question (no column with a cost can move: the
+	 * time-indexed targets): CBC branches on a random objective of its
+	 * own making ("create fake objective", Cbc0045I) and its best possible
+	 * value is then that objective's, no bound on this model's. Stopped
+	 * by a limit, it proves nothing; infeasible or solved, the code below
+	 * sets the bound. Seen: a target at 106 stopped after its root cuts
+	 * with "best possible 150.09", which certified a schedule of 112
+	 * where 107 exists (bench/crosscheck.py). */
+	if (milp_feasibility_only(m))
+		r->bound = -INFINITY;
 	if (!lp_only && r->outcome != OUTCOME_INFEASIBLE &&
 	    (Cbc_isProvenInfeasible(cm) || Cbc_secondaryStatus(cm) == 1))
 		r->bound = -INFINITY;

@@ -214,15 +214,27 @@ struct attempt {
 };
 
 /*
+ * What a pass's bound b (on its model's objective) proves for the
+ * instance. The model holds the schedules with an objective of at most
+ * sm->upper (the incumbent's for the model with the start; H for a
+ * target, "a schedule that ends by H?"), and the others are above it, so
+ * min(b, upper + 1) holds for every schedule: a target's b above H says
+ * that none ends by H, nothing more. Rounded up: objectives are integers.
+ */
+static double pass_bound(const struct exact_run *x, double b)
+{
+	double cap = (double)x->sm->upper + 1;
+	return b < cap ? ceil(b - 1e-6) : cap;
+}
+
+/*
  * The progress a user sees is the solve's, not the pass's: the best
  * schedule so far and the bound proven so far, improved by what the pass's
  * solver reports. Its incumbent is a schedule's objective (every model's
  * objective column is the makespan or span, at most the model's upper
- * bound). Its bound b holds for the schedules the model holds, those with
- * an objective of at most sm->upper, and the others are above sm->upper,
- * so min(b, upper + 1) holds for all: a target's "inf" (infeasible) proves
- * its target + 1, a GLPK tree's -DBL_MAX before its first bound proves
- * nothing new.
+ * bound); its bound counts as pass_bound says (a target's "inf", when
+ * infeasible, proves its H + 1; a GLPK tree's -DBL_MAX before its first
+ * bound proves nothing new).
  */
 static void pass_progress(void *ctx, double incumbent, double bound)
 {
@@ -231,9 +243,9 @@ static void pass_progress(void *ctx, double incumbent, double bound)
 	double inc = r->objective == INT64_MAX ? NAN : (double)r->objective;
 	if (isfinite(incumbent) && !(incumbent >= inc))
 		inc = incumbent;
-	double b = (double)r->bound, cap = (double)x->sm->upper + 1;
-	if (!isnan(bound) && fmin(bound, cap) > b)
-		b = fmin(bound, cap);
+	double b = (double)r->bound;
+	if (!isnan(bound) && pass_bound(x, bound) > b)
+		b = pass_bound(x, bound);
 	if (b > inc)
 		b = inc;
 	x->o->progress(x->o->progress_ctx, inc, b);
@@ -321,8 +333,8 @@ static void use_model(struct exact_run *x, struct sched_milp *sm, const struct f
 
 /*
  * Take a solver attempt's result into r: a better decoded schedule (already
- * re-simulated) replaces the heuristic one; the solver's bound, rounded up
- * (objectives are integers), raises the proven lower bound.
+ * re-simulated) replaces the heuristic one; the solver's bound, as far as
+ * it holds for the instance (pass_bound), raises the proven lower bound.
  */
 static enum status absorb(const struct exact_run *x, struct attempt *a)
 {
@@ -339,7 +351,7 @@ static enum status absorb(const struct exact_run *x, struct attempt *a)
 		r->objective = a->decoded_objective;
 	}
 	if (isfinite(a->res.bound)) {
-		int64_t bound = (int64_t)ceil(a->res.bound - 1e-6);
+		int64_t bound = (int64_t)pass_bound(x, a->res.bound);
 		if (bound > r->objective)
 			bound = r->objective;
 		if (bound > r->bound)
@@ -500,8 +512,10 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
  * that ends by its horizon, so infeasible proves the bound H + 1; a
  * solution is a schedule that ends by H (decoded and re-simulated); a
  * bound b' without either holds for the schedules that end by H, the rest
- * end later, so min(b', H + 1) is proven (absorb keeps the smaller of
- * ceil(b') and the objective). milp_pass asks bottom-up, H = the proven
+ * end later, so min(b', H + 1) is proven (pass_bound; before 2026-12-05
+ * the cap was the incumbent, and CBC's bound of its own random objective
+ * on a stopped feasibility question, solvers/cbc.c, certified a wrong
+ * optimum: bench/results/crosscheck.md). milp_pass asks bottom-up, H = the proven
  * bound: each infeasible answer raises the bound by one, and the first
  * schedule found ends at the bound, so it is optimal. Near the bound the
  * windows are narrow and the LP tight, and the question is often settled
