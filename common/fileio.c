@@ -51,9 +51,9 @@ enum status file_slurp(const char *path, const char *what, char **out,
 
 
 /* A path that is a character device or a named pipe (/dev/null,
- * /dev/stdout, a FIFO) is written in place: a rename would replace the device or
- * pipe with a regular file (as root, /dev/null itself), and nothing of a
- * stream can be taken back anyway. */
+ * /dev/stdout, a FIFO) is written in place: a rename would replace the
+ * device or pipe with a regular file (as root, /dev/null itself), and
+ * nothing of a stream can be taken back anyway. */
 static enum status write_in_place(const char *path, const char *data, size_t len,
 				  struct error *err)
 {

@@ -351,11 +351,10 @@ static enum status absorb(const struct exact_run *x, struct attempt *a)
 		r->objective = a->decoded_objective;
 	}
 	if (isfinite(a->res.bound)) {
-		int64_t bound = (int64_t)pass_bound(x, a->res.bound);
-		if (bound > r->objective)
-			bound = r->objective;
-		if (bound > r->bound)
-			r->bound = bound;
+		/* compared as doubles: a backend's -DBL_MAX has no int64_t */
+		double bound = fmin(pass_bound(x, a->res.bound), (double)r->objective);
+		if (bound > (double)r->bound)
+			r->bound = (int64_t)bound;
 	}
 	record_solve(x, a, outcome_name(a->res.outcome));
 	return STATUS_OK;
@@ -515,11 +514,12 @@ static enum status milp_pass(struct exact_run *x, const struct formulation *form
  * end later, so min(b', H + 1) is proven (pass_bound; before 2026-12-05
  * the cap was the incumbent, and CBC's bound of its own random objective
  * on a stopped feasibility question, solvers/cbc.c, certified a wrong
- * optimum: bench/results/crosscheck.md). milp_pass asks bottom-up, H = the proven
- * bound: each infeasible answer raises the bound by one, and the first
- * schedule found ends at the bound, so it is optimal. Near the bound the
- * windows are narrow and the LP tight, and the question is often settled
- * by the LP or the preprocessor (solvers/README.md has the measurements).
+ * optimum: bench/results/crosscheck.md). milp_pass asks bottom-up, H =
+ * the proven bound: each infeasible answer raises the bound by one, and
+ * the first schedule found ends at the bound, so it is optimal. Near the
+ * bound the windows are narrow and the LP tight, and the question is
+ * often settled by the LP or the preprocessor (solvers/README.md has the
+ * measurements).
  * *improved: a shorter schedule was found.
  */
 static enum status target_pass(struct exact_run *x, const struct formulation *form,
