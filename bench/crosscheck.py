@@ -16,9 +16,13 @@ separate proof:
 and by `pipeopt search` (2 s). A row is BAD when two certified objectives
 differ, when the search's schedule is better than a certified optimum, or
 when a run fails with anything but a clean error. Instances: chains of 2-4
-devices (m 2-5), V and interleaved placements of 2-3 devices (m 2-4), per
-stage costs 1-5, split or fused backward, comm 0-2, a memory limit on 60 %
-of them (from one chunk's activations up), the span objective on 25 %.
+devices (m 2-5), V and interleaved placements of 2-3 devices (m 2-4), a
+diamond stage DAG on 3-4 devices (m 2-4), per stage costs 1-5, split or
+fused backward, comm 0-2, a memory limit on 60 % of them (from one chunk's
+activations up), the span objective on 25 %; on 30 % of the chains with
+the makespan, one decision of issue 17 (recompute or offload under the
+limit, or F&B overlap). A MILP that does not model a decision says so
+(stopped_by) and certifies nothing.
 Prints one line per instance, then the counts.
 """
 import argparse
@@ -39,11 +43,11 @@ CONFIGS = {
 
 
 def instance(rng, name):
-    place = rng.choice(["chain", "chain", "v", "interleaved"])
-    p = rng.choice([2, 3, 4] if place == "chain" else [2, 3])
+    place = rng.choice(["chain", "chain", "v", "interleaved", "dag"])
+    p = rng.choice([2, 3, 4] if place == "chain" else [3, 4] if place == "dag" else [2, 3])
     m = rng.randint(2, 5 if place == "chain" else 4)
-    chunks = 1 if place == "chain" else 2
-    stages = p * chunks
+    chunks = 1 if place in ("chain", "dag") else 2
+    stages = 4 if place == "dag" else p * chunks
     split = rng.random() < 0.5
 
     def costs():
@@ -53,7 +57,10 @@ def instance(rng, name):
     if split:
         cost["W"] = costs()
     d = {"name": name, "devices": p, "microbatches": m, "cost": cost, "comm": rng.randint(0, 2)}
-    if place != "chain":
+    if place == "dag":   # a diamond: stage 0 feeds 1 and 2, which join at 3
+        d["edges"] = [[0, 1], [0, 2], [1, 3], [2, 3]]
+        d["placement"] = [0, 1, 2, 3] if p == 4 else [0, 1, 2, 0]
+    elif place != "chain":
         d["chunks"], d["placement"] = 2, place
     if rng.random() < 0.6:
         mem = {"F": 2, "B": -1, "W": -1} if split else {"F": 2, "B": -2}
@@ -61,6 +68,17 @@ def instance(rng, name):
         d["memory"] = mem
     if rng.random() < 0.25:
         d["objective"] = "span"
+    # the decisions of issue 17, on chains: recompute or offload under a
+    # memory limit, or F&B overlap
+    if place == "chain" and d.get("objective") != "span" and rng.random() < 0.3:
+        what = rng.choice(["recompute", "offload", "overlap"] if "memory" in d else ["overlap"])
+        if what == "recompute":
+            d["recompute"] = {"R": rng.randint(1, 3), "keep": 0}
+        elif what == "offload":
+            o = rng.randint(1, 3)
+            d["offload"] = {"O": o, "L": o}
+        else:
+            d["overlap"] = {"factor": rng.choice([0, 0.5, 1])}
     return d
 
 
