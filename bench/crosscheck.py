@@ -14,8 +14,11 @@ separate proof:
              bound or the exact search certified first)
   ti         --always-milp --formulation time-indexed (makespan only)
 and by `pipeopt search` (2 s). A row is BAD when two certified objectives
-differ, when the search's schedule is better than a certified optimum, or
-when a run fails with anything but a clean error. Instances: chains of 2-4
+differ, when the search's schedule is better than a certified optimum, when
+any run's bound (certified or not) lies above any run's schedule, or when a
+run fails with anything but a clean error. --medium takes larger instances,
+where passes are stopped by the limit (--time 2): the bounds of stopped
+passes are then what is checked. Instances: chains of 2-4
 devices (m 2-5), V and interleaved placements of 2-3 devices (m 2-4), a
 diamond stage DAG on 3-4 devices (m 2-4), per stage costs 1-5, split or
 fused backward, comm 0-2, a memory limit on 60 % of them (from one chunk's
@@ -42,10 +45,13 @@ CONFIGS = {
 }
 
 
-def instance(rng, name):
+def instance(rng, name, medium=False):
     place = rng.choice(["chain", "chain", "v", "interleaved", "dag"])
     p = rng.choice([2, 3, 4] if place == "chain" else [3, 4] if place == "dag" else [2, 3])
     m = rng.randint(2, 5 if place == "chain" else 4)
+    if medium:   # past what a solve certifies in a second or two
+        p = rng.choice([4, 6] if place == "chain" else [3, 4] if place != "dag" else [4])
+        m = rng.randint(6, 10 if place == "chain" else 6)
     chunks = 1 if place in ("chain", "dag") else 2
     stages = 4 if place == "dag" else p * chunks
     split = rng.random() < 0.5
@@ -98,6 +104,8 @@ def main():
     ap.add_argument("-n", type=int, default=50)
     ap.add_argument("--time", type=float, default=10, help="seconds per solve")
     ap.add_argument("--core", help="taskset core for every run")
+    ap.add_argument("--medium", action="store_true",
+                    help="larger instances (chains of 4-6 devices, m 6-10), where passes are stopped")
     ap.add_argument("--pipeopt", default=os.path.join(os.path.dirname(__file__), "..", "build", "pipeopt"))
     a = ap.parse_args()
     pin = ["taskset", "-c", a.core] if a.core is not None else []
@@ -105,7 +113,7 @@ def main():
     bad = certified = 0
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(a.n):
-            d = instance(rng, f"x{a.seed}-{i}")
+            d = instance(rng, f"x{a.seed}-{i}", a.medium)
             path = os.path.join(tmp, "i.json")
             with open(path, "w") as fh:
                 json.dump(d, fh)
@@ -119,14 +127,20 @@ def main():
             errs = {k: r["error"] for k, r in res.items() if "error" in r}
             found = s.get("objective")
             vals = set(certs.values())
-            wrong = len(vals) > 1 or (vals and found is not None and found < min(vals))
+            # every bound, certified or not, lies at or below every schedule
+            objs = [r["objective"] for r in res.values() if "objective" in r]
+            objs += [found] if found is not None else []
+            bounds = {k: r["bound"] for k, r in res.items() if "bound" in r}
+            over = {k: b for k, b in bounds.items() if objs and b > min(objs)}
+            wrong = len(vals) > 1 or (vals and found is not None and found < min(vals)) or over
             # an instance whose memory limit admits no schedule is a clean error
             unclean = errs and not all("no valid schedule" in e or "infeasible" in e
                                        for e in errs.values())
             bad += bool(wrong or unclean)
             certified += bool(vals)
             tag = "BAD" if wrong or unclean else "ok "
-            print(f"{tag} {json.dumps(d)} certified={certs} search={found} errors={errs}", flush=True)
+            print(f"{tag} {json.dumps(d)} certified={certs} search={found} errors={errs}"
+                  + (f" bounds above a schedule={over}" if over else ""), flush=True)
     print(f"{a.n} instances, {certified} certified by at least one method, {bad} BAD")
     sys.exit(1 if bad else 0)
 
