@@ -50,6 +50,12 @@ enum status file_slurp(const char *path, const char *what, char **out,
 }
 
 
+bool file_is_stream(const char *path)
+{
+	struct stat st;
+	return !stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
+}
+
 /* A path that is a character device or a named pipe (/dev/null,
  * /dev/stdout, a FIFO) is written in place: a rename would replace the
  * device or pipe with a regular file (as root, /dev/null itself), and
@@ -75,8 +81,7 @@ enum status file_write_atomic(const char *path, const char *data, size_t len,
 			return err_set(err, "output '-': write to stdout failed");
 		return STATUS_OK;
 	}
-	struct stat st;
-	if (!stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+	if (file_is_stream(path))
 		return write_in_place(path, data, len, err);
 	char tmp[4096];
 	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=

@@ -2,6 +2,7 @@
 #ifndef PIPEOPT_FILEIO_H
 #define PIPEOPT_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "common/error.h"
@@ -16,5 +17,9 @@ enum status file_slurp(const char *path, const char *what, char **out,
  * character device or named pipe (/dev/null, a FIFO) is written in place. */
 enum status file_write_atomic(const char *path, const char *data, size_t len,
 			      struct error *err);
+
+/* Whether path is a character device or a named pipe (/dev/null, a FIFO):
+ * a stream, written in place, with no file beside it to speak of. */
+bool file_is_stream(const char *path);
 
 #endif

@@ -114,43 +114,53 @@ static void export_header(FILE *f, const struct sched_milp *sm, const char *by, 
 		(long long)sm->horizon, (long long)sm->lower, (long long)sm->upper);
 	fprintf(f, "%s built in: the lower bound (sched/bound.c, by %s) and a schedule's objective as the column's bounds; %d memory-window arcs; %d binaries fixed by the time windows\n",
 		c, by ? by : "-", sm->g->window_arcs, sm->fixed_binaries);
-	fprintf(f, "%s columns: %s (docs/milp-export.md)\n", c, map);
+	if (map)
+		fprintf(f, "%s columns: %s (docs/milp-export.md)\n", c, map);
+	else
+		fprintf(f, "%s columns: no map (the model went to a device or pipe; write it to a file for its map, docs/milp-export.md)\n",
+			c);
 }
 
 /* Write sm's model to path (LP or MPS) with its header, and its column map
- * to path.map.json; a failure leaves neither. */
+ * to path.map.json; a failure leaves neither. A device or pipe (/dev/null,
+ * a FIFO) gets the model alone: no map beside it in /dev. */
 static enum status export_model(const struct sched_milp *sm, const char *path, bool lp,
 				const char *by, struct error *err)
 {
 	char map[4096];
 	snprintf(map, sizeof map, "%s.map.json", path);
-	json_t *j = sched_milp_map_json(sm);
-	char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-	json_decref(j);
-	if (!text)
-		return err_set(err, "output '%s': out of memory", map);
-	enum status st = file_write_atomic(map, text, strlen(text), err);
-	free(text);
-	if (st)
-		return STATUS_ERROR;
+	bool stream = file_is_stream(path);
+	enum status st = STATUS_OK;
+	if (!stream) {
+		json_t *j = sched_milp_map_json(sm);
+		char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+		json_decref(j);
+		if (!text)
+			return err_set(err, "output '%s': out of memory", map);
+		st = file_write_atomic(map, text, strlen(text), err);
+		free(text);
+		if (st)
+			return STATUS_ERROR;
+	}
 	/* the model is written in memory first, then into place as one file
 	 * (file_write_atomic: no partial file, and /dev/null stays a device) */
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f) {
-		remove(map);
+		if (!stream)
+			remove(map);
 		return err_set(err, "output '%s': out of memory", path);
 	}
 	const char *base = strrchr(map, '/');
-	export_header(f, sm, by, lp, base ? base + 1 : map);
+	export_header(f, sm, by, lp, stream ? NULL : base ? base + 1 : map);
 	st = lp ? milp_write_lp(sm->milp, f, err) : milp_write_mps(sm->milp, f, err);
 	if (fclose(f) && !st)
 		st = err_set(err, "output '%s': out of memory", path);
 	if (!st)
 		st = file_write_atomic(path, buf, len, err);
 	free(buf);
-	if (st)
+	if (st && !stream)
 		remove(map);
 	return st;
 }

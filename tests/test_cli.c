@@ -2111,7 +2111,8 @@ static void test_solve_progress_is_the_solves(void **state)
 /* An output path that is a named pipe (or /dev/null) is written in place,
  * not replaced by a regular file: the atomic rename of a normal output
  * would replace it (as root, /dev/null itself). The schedule (-o) and the
- * exported model (--write-lp) arrive through the pipe, which stays a pipe. */
+ * exported model (--write-lp) arrive through the pipe, which stays a pipe;
+ * the model comes without its column map (no pipe.lp.map.json beside). */
 static void test_output_to_a_pipe_stays_a_pipe(void **state)
 {
 	static const char *const flags[] = {"-o", "--write-lp"};
@@ -2132,6 +2133,12 @@ static void test_output_to_a_pipe_stays_a_pipe(void **state)
 		assert_true(n > 0);
 		buf[n] = 0;
 		assert_non_null(strstr(buf, k ? "Minimize" : "\"schedule\""));
+		if (k) {   /* the model alone: no column map beside a pipe */
+			char map[4096];
+			snprintf(map, sizeof map, "%s.map.json", fifo);
+			assert_int_equal(access(map, F_OK), -1);
+			assert_non_null(strstr(buf, "columns: no map"));
+		}
 		close(fd);
 		unlink(fifo);
 		run_free(&r);
