@@ -1,7 +1,6 @@
 /* pipeopt solve INSTANCE: the optimal schedule and a certificate. */
 #include <stddef.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,14 +57,13 @@ static int parse(int argc, char **argv, struct solve_opts *o, char **instance)
 			 "expected one INSTANCE file");
 }
 
+/* The solve's incumbent and proven bound (exact.c pass_progress: a MILP
+ * pass runs only with a schedule, so there is always an incumbent). */
 static void progress(void *ctx, double incumbent, double bound)
 {
 	(void)ctx;
-	if (isnan(incumbent))
-		fprintf(stderr, "\r  searching: bound %.10g          ", bound);
-	else
-		fprintf(stderr, "\r  incumbent %.10g, bound %.10g, gap %.2f %%   ", incumbent,
-			bound, 100 * verdict_gap(incumbent, bound));
+	fprintf(stderr, "\r  incumbent %.10g, bound %.10g, gap %.2f %%   ", incumbent, bound,
+		100 * verdict_gap(incumbent, bound));
 }
 
 /* `resimulated`: the returned schedule, simulated again here, has exactly

@@ -56,23 +56,6 @@ bool file_is_stream(const char *path)
 	return !stat(path, &st) && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode));
 }
 
-/* A path that is a character device or a named pipe (/dev/null,
- * /dev/stdout, a FIFO) is written in place: a rename would replace the
- * device or pipe with a regular file (as root, /dev/null itself), and
- * nothing of a stream can be taken back anyway. */
-static enum status write_in_place(const char *path, const char *data, size_t len,
-				  struct error *err)
-{
-	FILE *f = fopen(path, "wb");
-	if (!f)
-		return err_set(err, "output '%s': cannot open: %s", path, strerror(errno));
-	int bad = fwrite(data, 1, len, f) != len;
-	bad |= fclose(f) != 0;
-	if (bad)
-		return err_set(err, "output '%s': write failed", path);
-	return STATUS_OK;
-}
-
 enum status file_write_atomic(const char *path, const char *data, size_t len,
 			      struct error *err)
 {
@@ -81,23 +64,28 @@ enum status file_write_atomic(const char *path, const char *data, size_t len,
 			return err_set(err, "output '-': write to stdout failed");
 		return STATUS_OK;
 	}
-	if (file_is_stream(path))
-		return write_in_place(path, data, len, err);
+	/* A character device or a named pipe (/dev/null, /dev/stdout, a FIFO)
+	 * is written in place: a rename would replace it with a regular file
+	 * (as root, /dev/null itself), and nothing of a stream can be taken
+	 * back anyway. Anything else goes to "path.tmp.PID" first. */
+	bool stream = file_is_stream(path);
 	char tmp[4096];
-	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
-	    (int)sizeof tmp)
+	if (!stream && snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >=
+			       (int)sizeof tmp)
 		return err_set(err, "output '%s': path too long", path);
-	FILE *f = fopen(tmp, "wb");
+	const char *target = stream ? path : tmp;
+	FILE *f = fopen(target, "wb");
 	if (!f)
 		return err_set(err, "output '%s': cannot create: %s", path,
 			       strerror(errno));
 	int bad = fwrite(data, 1, len, f) != len;
 	bad |= fflush(f) != 0;
-	bad |= fsync(fileno(f)) != 0 && errno != EINVAL;
+	bad |= fsync(fileno(f)) != 0 && errno != EINVAL;   /* EINVAL: a pipe or device */
 	bad |= fclose(f) != 0;
-	if (bad || rename(tmp, path)) {
+	if (bad || (!stream && rename(tmp, path))) {
 		int e = errno;
-		remove(tmp);
+		if (!stream)
+			remove(tmp);
 		return err_set(err, "output '%s': write failed: %s", path,
 			       strerror(e));
 	}

@@ -121,46 +121,49 @@ static void export_header(FILE *f, const struct sched_milp *sm, const char *by, 
 			c);
 }
 
+/* Write the column map of sm to path map (docs/milp-export.md). */
+static enum status write_map(const struct sched_milp *sm, const char *map, struct error *err)
+{
+	json_t *j = sched_milp_map_json(sm);
+	char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(j);
+	if (!text)
+		return err_set(err, "output '%s': out of memory", map);
+	enum status st = file_write_atomic(map, text, strlen(text), err);
+	free(text);
+	return st;
+}
+
 /* Write sm's model to path (LP or MPS) with its header, and its column map
  * to path.map.json; a failure leaves neither. A device or pipe (/dev/null,
- * a FIFO) gets the model alone: no map beside it in /dev. */
+ * a FIFO) gets the model alone: no map beside it in /dev. The model is
+ * written in memory first, then into place as one file (file_write_atomic:
+ * no partial file, and /dev/null stays a device). */
 static enum status export_model(const struct sched_milp *sm, const char *path, bool lp,
 				const char *by, struct error *err)
 {
 	char map[4096];
 	snprintf(map, sizeof map, "%s.map.json", path);
-	bool stream = file_is_stream(path);
-	enum status st = STATUS_OK;
-	if (!stream) {
-		json_t *j = sched_milp_map_json(sm);
-		char *text = j ? json_dumps(j, JSON_INDENT(1) | JSON_PRESERVE_ORDER) : NULL;
-		json_decref(j);
-		if (!text)
-			return err_set(err, "output '%s': out of memory", map);
-		st = file_write_atomic(map, text, strlen(text), err);
-		free(text);
-		if (st)
-			return STATUS_ERROR;
-	}
-	/* the model is written in memory first, then into place as one file
-	 * (file_write_atomic: no partial file, and /dev/null stays a device) */
+	bool with_map = !file_is_stream(path);
+	if (with_map && write_map(sm, map, err))
+		return STATUS_ERROR;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
+	enum status st = STATUS_OK;
 	if (!f) {
-		if (!stream)
-			remove(map);
-		return err_set(err, "output '%s': out of memory", path);
-	}
-	const char *base = strrchr(map, '/');
-	export_header(f, sm, by, lp, stream ? NULL : base ? base + 1 : map);
-	st = lp ? milp_write_lp(sm->milp, f, err) : milp_write_mps(sm->milp, f, err);
-	if (fclose(f) && !st)
 		st = err_set(err, "output '%s': out of memory", path);
-	if (!st)
-		st = file_write_atomic(path, buf, len, err);
-	free(buf);
-	if (st && !stream)
+	} else {
+		const char *base = strrchr(map, '/');
+		export_header(f, sm, by, lp, !with_map ? NULL : base ? base + 1 : map);
+		st = lp ? milp_write_lp(sm->milp, f, err) : milp_write_mps(sm->milp, f, err);
+		if (fclose(f) && !st)
+			st = err_set(err, "output '%s': out of memory", path);
+		if (!st)
+			st = file_write_atomic(path, buf, len, err);
+		free(buf);
+	}
+	if (st && with_map)
 		remove(map);
 	return st;
 }
@@ -239,26 +242,22 @@ static double pass_bound(const struct exact_run *x, double b)
 
 /*
  * The progress a user sees is the solve's, not the pass's: the best
- * schedule so far and the bound proven so far, improved by what the pass's
- * solver reports. Its incumbent is a schedule's objective (every model's
- * objective column is the makespan or span, at most the model's upper
- * bound); its bound counts as pass_bound says (a target's "inf", when
- * infeasible, proves its H + 1; a GLPK tree's -DBL_MAX before its first
- * bound proves nothing new).
+ * schedule so far (a MILP pass runs only with one, exact_solve) and the
+ * bound proven so far, improved by what the pass's solver reports. Its
+ * incumbent is a schedule's objective (every model's objective column is
+ * the makespan or span); its bound counts as pass_bound says (a target's
+ * "inf", when infeasible, proves its H + 1; a GLPK tree's -DBL_MAX before
+ * its first bound proves nothing new).
  */
 static void pass_progress(void *ctx, double incumbent, double bound)
 {
 	const struct exact_run *x = ctx;
-	const struct exact_result *r = x->r;
-	double inc = r->objective == INT64_MAX ? NAN : (double)r->objective;
-	if (isfinite(incumbent) && !(incumbent >= inc))
+	double inc = (double)x->r->objective, b = (double)x->r->bound;
+	if (incumbent < inc)   /* false for NaN: no point yet */
 		inc = incumbent;
-	double b = (double)r->bound;
-	if (!isnan(bound) && pass_bound(x, bound) > b)
-		b = pass_bound(x, bound);
-	if (b > inc)
-		b = inc;
-	x->o->progress(x->o->progress_ctx, inc, b);
+	if (!isnan(bound))
+		b = fmax(b, pass_bound(x, bound));
+	x->o->progress(x->o->progress_ctx, inc, fmin(b, inc));
 }
 
 /* Solve the pass's model with backend b; decode and re-simulate its
