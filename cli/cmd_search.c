@@ -24,12 +24,12 @@ static const char usage_text[] =
 	"micro-batches) stretched to full length. In runs bounded by time alone\n"
 	"a local search by exact neighbourhoods (the exact search over one\n"
 	"stretch of time or two or three devices, every other op's order kept)\n"
-	"polishes the best seed and the best at each restart. With recompute\n"
-	"or offload a third of the time first searches without them, its best a\n"
-	"seed. The result is never worse than the best seed and is\n"
-	"re-simulated; its gap is to the proven lower bound. With several\n"
-	"threads the result is the same for any count unless the time limit\n"
-	"stops it.\n";
+	"polishes the best four seeds with orders of their own, and the best at\n"
+	"each restart. With recompute or offload a third of the time first\n"
+	"searches without them, its best a seed. The result is never worse than\n"
+	"the best seed and is re-simulated; its gap is to the proven lower\n"
+	"bound. With several threads the result is the same for any count\n"
+	"unless the time limit stops it.\n";
 
 struct search_opts {
 	struct search_settings s;

@@ -43,6 +43,12 @@
  * of the time left, at most POLISH_CAP seconds. */
 #define POLISH_SHARE 0.1
 #define POLISH_CAP 1.0
+/* Before the generations the local search starts from the best seeds
+ * with orders of their own, at most this many (solvers/lns.h: a family
+ * slightly worse than the best is often not a local optimum where the
+ * best is). */
+#define POLISH_STARTS 4
+#define POLISH_STARTS_SHARE 0.25   /* of the time left, for all starts */
 #define PAIRING_OPS 5e7       /* simulated ops the final pairing pass may spend */
 
 struct individual {
@@ -682,40 +688,79 @@ static bool take_in(struct search *s, const gene_t *g, struct fitness f, int ori
 	return true;
 }
 
+/* The decoded schedule of genome g (NULL: out of memory). */
+static struct schedule *decoded_schedule(struct search *s, const gene_t *g)
+{
+	gene_t *tmp = s->next[0].g;   /* free between generations */
+	memcpy(tmp, g, s->lay.n * sizeof *tmp);
+	decoder_run(s->pool.dec[0], tmp, NULL);
+	return decoder_schedule(s->pool.dec[0], tmp);
+}
+
+/* The starts of the local search into st[] (their seeds' indices into
+ * origin[]), best first: the best and, with `seeds`, the next best seeds
+ * whose orders differ from those before, POLISH_STARTS in all. Returns
+ * how many. */
+static int polish_starts(struct search *s, bool seeds, struct schedule **starts, int *origin)
+{
+	int n = 0;
+	if (!(starts[n] = decoded_schedule(s, s->best.g)))
+		return 0;
+	origin[n++] = s->best.origin;
+	for (int i = 0; seeds && i < s->nplaced && n < POLISH_STARTS; i++) {
+		struct schedule *c = decoded_schedule(s, s->seeds[i].g);
+		bool seen = !c;
+		for (int k = 0; k < n && !seen; k++)
+			seen = schedule_same_orders(starts[k], c);
+		if (seen) {
+			schedule_free(c);
+		} else {
+			origin[n] = s->seeds[i].origin;
+			starts[n++] = c;
+		}
+	}
+	return n;
+}
+
 /* The caller's local search (ga_options.polish) on the best, once per
- * best objective: a better schedule it finds joins the population in place
- * of the worst and becomes the best. */
-static void polish_best(struct search *s, struct ga_result *r)
+ * best objective, from the best seeds too (`seeds`, before the
+ * generations: POLISH_SHARE of the time left for each, at most POLISH_CAP
+ * each): a better schedule it finds joins the population in place of the
+ * worst and becomes the best. */
+static void polish_best(struct search *s, struct ga_result *r, bool seeds)
 {
 	const struct ga_options *o = s->o;
 	if (!o->polish || o->generations > 0 || o->stall > 0 ||
 	    s->best.fit.objective == s->polished || s->best.fit.objective <= s->bound)
 		return;
+	struct schedule *starts[POLISH_STARTS];
+	int origin[POLISH_STARTS], from = -1;
+	int n = polish_starts(s, seeds, starts, origin);
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - s->t0) : POLISH_CAP;
-	double seconds = POLISH_SHARE * left < POLISH_CAP ? POLISH_SHARE * left : POLISH_CAP;
-	if (seconds < 0.01)
-		return;
+	double each = POLISH_SHARE * left < POLISH_CAP ? POLISH_SHARE * left : POLISH_CAP;
+	double seconds = n * each < POLISH_STARTS_SHARE * left ? n * each : POLISH_STARTS_SHARE * left;
 	s->polished = s->best.fit.objective;
-	gene_t *tmp = s->next[0].g;   /* free between generations */
-	memcpy(tmp, s->best.g, s->lay.n * sizeof *tmp);
-	decoder_run(s->pool.dec[0], tmp, NULL);
-	struct schedule *sc = decoder_schedule(s->pool.dec[0], tmp);
-	if (!sc)
-		return;
+	struct schedule *sc = n && seconds >= 0.01 ? schedule_copy(starts[0]) : NULL;
 	int64_t obj = s->best.fit.objective;
 	double t = clock_seconds();
-	enum status st = o->polish(o->polish_ctx, s->in, seconds, &sc, &obj);
-	r->polish_runs++;
-	r->polish_seconds += clock_seconds() - t;
+	enum status st = sc ? o->polish(o->polish_ctx, s->in, seconds, starts, n, &sc, &obj, &from) :
+			      STATUS_ERROR;
+	if (sc) {
+		r->polish_runs++;
+		r->polish_seconds += clock_seconds() - t;
+	}
+	gene_t *tmp = s->next[0].g;   /* free between generations */
 	if (!st && obj < s->best.fit.objective && !genome_from_schedule(&s->lay, sc, tmp, NULL)) {
 		struct fitness f = decoder_run(s->pool.dec[0], tmp, &s->pool.stats[0]);
-		if (take_in(s, tmp, f, s->best.origin)) {
+		if (take_in(s, tmp, f, from >= 0 && from < n ? origin[from] : s->best.origin)) {
 			s->best_polished = true;
 			s->polished = f.objective;   /* a local optimum of the search */
 			r->polish_improvements++;
 		}
 	}
 	schedule_free(sc);
+	for (int i = 0; i < n; i++)
+		schedule_free(starts[i]);
 }
 
 /* The search is stuck: keep the best, renew everyone else. */
@@ -807,7 +852,7 @@ static void evolve(struct search *s, struct ga_result *r)
 	long gen = 0, evals = r->evaluations;
 	double start = clock_seconds(), last_report = -1;
 	const char *why;
-	polish_best(s, r);   /* the best seed first: often a family's */
+	polish_best(s, r, true);   /* the best seeds first: often families' */
 	while (!(why = stop_reason(s, r, gen, clock_seconds() - s->t0))) {
 		double g0 = clock_seconds();
 		if (s->job.running && atomic_load(&s->job.done))
@@ -816,7 +861,7 @@ static void evolve(struct search *s, struct ga_result *r)
 			s->stall = s->since_restart = 0;
 			s->mu = 1;
 		} else if (++s->since_restart >= RESTART_GENERATIONS) {
-			polish_best(s, r);
+			polish_best(s, r, false);
 			restart(s);
 			evals += s->P - 1;
 			s->stall++;

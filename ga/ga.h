@@ -67,14 +67,17 @@ struct ga_options {
 	bool exact_alongside;
 	/* A local search for the best schedule, given by the caller (ga/
 	 * links no exact search; methods/search.c passes solvers/lns.c's):
-	 * improve *sc, of objective *obj, in place within `seconds`. Run on
-	 * the best seed before the generations and on the best when the GA
-	 * restarts (it stalled), once per best, in runs
-	 * bounded by time alone: the local search stops by the clock, and a
-	 * run bounded by generations or stall stays reproducible. NULL:
-	 * none. */
+	 * improve *sc, of objective *obj, in place within `seconds`, by a
+	 * local search from each of starts[0..n) (valid schedules, best
+	 * first, starts[0] with *sc's orders); *from: the start that gave a
+	 * better *sc. Run on the best seeds (up to
+	 * POLISH_STARTS distinct ones) before the generations and on the best
+	 * when the GA restarts (it stalled), once per best, in runs bounded
+	 * by time alone: the local search stops by the clock, and a run
+	 * bounded by generations or stall stays reproducible. NULL: none. */
 	enum status (*polish)(void *ctx, const struct instance *in, double seconds,
-			      struct schedule **sc, int64_t *obj);
+			      struct schedule *const *starts, int n, struct schedule **sc,
+			      int64_t *obj, int *from);
 	void *polish_ctx;
 	int nextra;                 /* the caller's seed schedules */
 	const struct schedule *const *extra;

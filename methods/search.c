@@ -30,7 +30,7 @@ const struct opt search_opts[] = {
 	 .where = OPT_BOTH, .help = "seed with an exact solve (whole up to 600 ops, else reduced)"},
 	{.name = "local-search", .type = OPT_BOOL, .dflt = "true", .offset = OFF(local_search),
 	 .where = OPT_BOTH,
-	 .help = "polish the best seed, and the best at each restart, by exact neighbourhoods (runs bounded by time alone)"},
+	 .help = "polish the best seeds, and the best at each restart, by exact neighbourhoods (runs bounded by time alone)"},
 	{.name = "exact-seed-time", .type = OPT_NUMBER, .arg = "S",
 	 .dflt = "80 % of the limit alongside the GA (whole instances), else a quarter, at most 10", .lo = 1e-3, .hi = 1e7,
 	 .offset = OFF(exact_seed_time), .where = OPT_BOTH, .help = "seconds for that solve"},
@@ -57,13 +57,16 @@ void search_ga_options(const struct search_settings *s, const struct run_opts *r
 }
 
 enum status search_polish(void *ctx, const struct instance *in, double seconds,
-			  struct schedule **sc, int64_t *obj)
+			  struct schedule *const *starts, int n, struct schedule **sc,
+			  int64_t *obj, int *from)
 {
-	struct lns_options lo = {.time_limit = seconds, .window_time = 0.25};
+	struct lns_options lo = {.time_limit = seconds, .window_time = 0.1};
 	struct lns_result lr;
 	struct error err;
 	(void)ctx;
-	return lns_improve(in, &lo, sc, obj, &lr, &err);
+	enum status st = lns_improve_starts(in, &lo, starts, n, sc, obj, &lr, &err);
+	*from = lr.from;
+	return st;
 }
 
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,

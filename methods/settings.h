@@ -104,6 +104,7 @@ enum status search_exact_seed(void *ctx, const struct instance *small, double se
 /* The GA's local search of its best through solvers/lns.c
  * (ga_options.polish). */
 enum status search_polish(void *ctx, const struct instance *in, double seconds,
-			  struct schedule **sc, int64_t *obj);
+			  struct schedule *const *starts, int n, struct schedule **sc,
+			  int64_t *obj, int *from);
 
 #endif

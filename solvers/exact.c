@@ -33,15 +33,60 @@
 #include "solvers/relax.h"
 
 
-/* Keep s if it is valid and better than the best so far (takes s). */
+/* The local search's starts (lns_improve_starts): the best LNS_STARTS
+ * valid schedules of the families, best first. */
+#define LNS_STARTS 4
+struct starts {
+	struct schedule *s[LNS_STARTS];
+	int64_t obj[LNS_STARTS];
+	int n;
+};
+
+/* Put a copy of s (objective obj) among the starts if it is one of the
+ * best LNS_STARTS so far with orders of its own (families often agree:
+ * 1f1b, interleaved and 1f1b-dag on a chain). */
+static void starts_add(struct starts *st, const struct schedule *s, int64_t obj)
+{
+	if (!st || (st->n == LNS_STARTS && obj >= st->obj[LNS_STARTS - 1]))
+		return;
+	for (int i = 0; i < st->n; i++)
+		if (schedule_same_orders(st->s[i], s))
+			return;
+	struct schedule *c = schedule_copy(s);
+	if (!c)
+		return;
+	if (st->n == LNS_STARTS)
+		schedule_free(st->s[--st->n]);
+	int i = st->n++;
+	for (; i > 0 && st->obj[i - 1] > obj; i--) {
+		st->s[i] = st->s[i - 1];
+		st->obj[i] = st->obj[i - 1];
+	}
+	st->s[i] = c;
+	st->obj[i] = obj;
+}
+
+static void starts_release(struct starts *st)
+{
+	for (int i = 0; i < st->n; i++)
+		schedule_free(st->s[i]);
+	st->n = 0;
+}
+
+/* Keep s if it is valid and better than the best so far (takes s); a
+ * valid one goes among the starts too. */
 static void consider(struct sim *sim, struct schedule *s, const char *name,
-		     struct exact_result *r)
+		     struct exact_result *r, struct starts *st)
 {
 	struct sim_result sr;
 	if (!s)
 		return;
-	if (sim_run(sim, s, &sr, NULL) ||
-	    (r->schedule && sr.objective >= r->heuristic_objective)) {
+	if (sim_run(sim, s, &sr, NULL)) {
+		schedule_free(s);
+		return;
+	}
+	starts_add(st, s, sr.objective);
+	if (r->schedule && sr.objective >= r->heuristic_objective) {
 		schedule_free(s);
 		return;
 	}
@@ -53,33 +98,34 @@ static void consider(struct sim *sim, struct schedule *s, const char *name,
 
 /* With F&B overlap: s, and s with the greedy pairs (sched/pairing.h). */
 static void consider_paired(const struct instance *in, struct sim *sim, struct schedule *s,
-			    const char *name, struct exact_result *r)
+			    const char *name, struct exact_result *r, struct starts *st)
 {
 	if (s && inst_pairs_gain(in)) {
 		struct schedule *p = schedule_copy(s);
 		char paired[sizeof r->heuristic];
 		snprintf(paired, sizeof paired, "%s, pairs added", name);
 		if (p && schedule_pair_greedy(in, p, sim, 5e7) > 0)
-			consider(sim, p, paired, r);
+			consider(sim, p, paired, r, st);
 		else
 			schedule_free(p);
 	}
-	consider(sim, s, name, r);
+	consider(sim, s, name, r, st);
 }
 
 static void best_heuristic(const struct instance *in, const struct schedule *extra,
-			   const char *extra_name, struct sim *sim, struct exact_result *r)
+			   const char *extra_name, struct sim *sim, struct exact_result *r,
+			   struct starts *st)
 {
 	for (int i = 0; i < family_count(); i++) {
 		const struct family *f = family_at(i);
 		struct schedule *s = NULL;
 		if (family_run(f, in, &s, NULL) == STATUS_OK)
-			consider_paired(in, sim, s, f->name, r);
+			consider_paired(in, sim, s, f->name, r, st);
 	}
 	if (extra)
-		consider(sim, schedule_copy(extra), extra_name ? extra_name : "given", r);
+		consider(sim, schedule_copy(extra), extra_name ? extra_name : "given", r, st);
 	if (!r->schedule)
-		consider(sim, family_serial(in), "serial", r);
+		consider(sim, family_serial(in), "serial", r, st);
 }
 
 /*
@@ -853,27 +899,31 @@ static enum status window_bounds(const struct instance *in, const struct exact_o
 }
 
 /*
- * The local search (lns.h) from the best heuristic schedule, before the
- * window bounds: a twentieth of the time left and at most LNS_CAP seconds
- * (also without a limit). A better start gives the window bounds, the
- * exact search and the MILP a lower incumbent to prove. Measured
- * (bench/results/solve-new-classes-60s.md, tenth session): p8 m24 fused,
- * p activations, comm 1 starts the MILP from 140 instead of 141 (found
- * after 0.01 s) and ends 140/139 at 60 s, 141/139 before.
+ * The local search (lns.h) from the families' best LNS_STARTS schedules
+ * (lns_improve_starts), before the window bounds: a tenth of the time
+ * left and at most LNS_CAP seconds (also without a limit). A better
+ * start gives the window bounds, the exact search and the MILP a lower
+ * incumbent to prove. Measured (bench/results/solve-new-classes-60s.md,
+ * tenth session): p8 m24 fused, p activations, comm 1 starts the MILP
+ * from 140 instead of 141 (found after 0.01 s) and ends 140/139 at 60 s,
+ * 141/139 before. From several starts (fifteenth session): where the
+ * best family is a local optimum of every neighbourhood, a worse one
+ * often is not (lns.h has the numbers).
  */
-#define LNS_CAP 2.0   /* seconds */
-#define LNS_WINDOW_TIME 0.25   /* seconds per neighbourhood */
+#define LNS_CAP 4.0   /* seconds */
+#define LNS_WINDOW_TIME 0.1   /* seconds per neighbourhood */
 
 static enum status local_search(const struct instance *in, const struct exact_options *o,
-				double t0, struct exact_result *r, struct error *err)
+				double t0, const struct starts *st, struct exact_result *r,
+				struct error *err)
 {
-	double limit = step_time(o, t0, 0.05, LNS_CAP);
+	double limit = step_time(o, t0, 0.1, LNS_CAP);
 	if (!lns_takes(in) || !r->schedule || !limit)
 		return STATUS_OK;
 	struct lns_options lo = {.time_limit = limit, .window_time = LNS_WINDOW_TIME,
 				 .lower_bound = r->bound};
 	struct lns_result lr;
-	if (lns_improve(in, &lo, &r->schedule, &r->objective, &lr, err))
+	if (lns_improve_starts(in, &lo, st->s, st->n, &r->schedule, &r->objective, &lr, err))
 		return STATUS_ERROR;
 	r->lns_windows = lr.windows;
 	r->lns_improvements = lr.improvements;
@@ -899,7 +949,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		return err_set(err, "exact: out of memory");
 	r->lower_bound = r->bound = lb.best;
 	r->lower_bound_by = lb.by;
-	best_heuristic(in, o->start, o->start_name, sim, r);
+	struct starts starts = {0};
+	best_heuristic(in, o->start, o->start_name, sim, r, &starts);
 	/* every family keeps every activation: with recompute the exact
 	 * search may find a schedule where none of theirs is valid */
 	bool search_only = !r->schedule && (in->has_recompute || in->has_offload);
@@ -912,7 +963,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 	} else if (r->schedule && r->objective <= r->bound && !o->always_milp) {
 		r->bound = r->objective;
 		r->certified_by = "bound";
-	} else if (!o->always_milp && local_search(in, o, t0, r, err)) {
+	} else if (!o->always_milp && local_search(in, o, t0, &starts, r, err)) {
 		st = STATUS_ERROR;
 	} else if (r->certified_by) {
 		/* the local search met the bound */
@@ -952,6 +1003,7 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 				      o->time_limit > 0 ? stop_kill_at(t0, o->time_limit) : 0};
 		st = solve_milp(&x);
 	}
+	starts_release(&starts);
 	sim_free(sim);
 	if (st) {
 		exact_result_release(r);
@@ -984,7 +1036,7 @@ int64_t exact_upper_bound(const struct instance *in, const struct schedule *extr
 	struct exact_result r = {0};
 	struct sim *sim = sim_new(in);
 	if (sim)
-		best_heuristic(in, extra, NULL, sim, &r);
+		best_heuristic(in, extra, NULL, sim, &r, NULL);
 	sim_free(sim);
 	int64_t ub = r.schedule ? r.objective : INT64_MAX;
 	exact_result_release(&r);
