@@ -59,6 +59,15 @@ struct ga_options {
 				   struct schedule **out, int64_t *bound, char *note, int note_len);
 	void *exact_ctx;
 	double exact_seed_time;     /* seconds for that solve; <= 0: automatic */
+	/* The periodic seed, given by the caller (methods/search.c passes
+	 * solvers/periodic.c's): the shortest 1-periodic schedule found within
+	 * `seconds` (starting from period `hint`, the best seed's steady
+	 * state, 0: none), unrolled to in's micro-batches, into *out (NULL: none), a
+	 * one-line note. Asked with the exact seed on instances beyond the
+	 * whole-instance solve (ga/seed.c), where the families' steady state
+	 * is what the GA starts from. NULL: none. */
+	enum status (*periodic)(void *ctx, const struct instance *in, double seconds,
+				int64_t hint, struct schedule **out, char *note, int note_len);
 	/* The whole-instance exact solve runs in a thread alongside the
 	 * generations instead of before them (with a time limit only): the
 	 * GA keeps its whole time, the solve gets ALONGSIDE_SHARE of it

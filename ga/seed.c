@@ -215,6 +215,49 @@ static enum status push_whole_exact(struct ga_seed **v, int *n, int *cap,
 	return st;
 }
 
+/*
+ * The steady-state period of schedule sc: the mean spacing of the first
+ * stage's forwards over the middle half of the micro-batches, rounded up;
+ * 0 when it does not simulate or m < 4.
+ */
+static int64_t steady_period(const struct instance *in, struct sim *sim,
+			     const struct schedule *sc)
+{
+	struct sim_result r;
+	int M = in->microbatches, j1 = M / 4, j2 = 3 * M / 4, l = in->topo[0];
+	if (M < 4 || j2 <= j1 || sim_run(sim, sc, &r, NULL))
+		return 0;
+	int64_t span = r.start[inst_op_id(in, OP_F, l, j2)] - r.start[inst_op_id(in, OP_F, l, j1)];
+	return span > 0 ? (span + (j2 - j1) - 1) / (j2 - j1) : 0;
+}
+
+/* The periodic seed (ga_options.periodic), with the exact seed's time,
+ * its search starting from the steady state of the best seed so far. */
+static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
+				 const struct instance *in, const struct ga_options *o,
+				 struct error *err)
+{
+	char note[200] = "";
+	struct schedule *s = NULL;
+	const struct schedule *best = NULL;
+	int64_t best_obj = 0;
+	struct sim *sim = sim_new(in);
+	struct sim_result r;
+	for (int i = 0; sim && i < *n; i++)
+		if ((*v)[i].schedule && sim_run(sim, (*v)[i].schedule, &r, NULL) == STATUS_OK &&
+		    (!best || r.objective < best_obj)) {
+			best = (*v)[i].schedule;
+			best_obj = r.objective;
+		}
+	int64_t hint = best && sim ? steady_period(in, sim, best) : 0;
+	sim_free(sim);
+	if (o->periodic(o->exact_ctx, in, exact_seconds(o), hint, &s, note, sizeof note)) {
+		schedule_free(s);
+		s = NULL;
+	}
+	return push_seed(v, n, cap, "periodic", s, note, err);
+}
+
 enum status ga_seeds_collect(const struct instance *in, const struct ga_options *o,
 			     struct ga_seed **out, int *n, struct error *err)
 {
@@ -259,6 +302,8 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 		char name[64];
 		snprintf(name, sizeof name, "exact m=%d, stretched", m);
 		st = push_seed(&v, n, &cap, m ? name : "exact (reduced)", s, note, err);
+		if (!st && o->periodic)
+			st = push_periodic(&v, n, &cap, in, o, err);
 	}
 	if (st) {
 		ga_seeds_free(v, *n);

@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "formulate/periodic.h"
 #include "solvers/lns.h"
+#include "solvers/periodic.h"
 
 #define OFF(f) offsetof(struct search_settings, f)
 const struct opt search_opts[] = {
@@ -53,6 +55,7 @@ void search_ga_options(const struct search_settings *s, const struct run_opts *r
 	o->time_limit = run->time_limit;
 	o->threads = run_opts_threads_value(run);
 	o->exact_solve = search_exact_seed;
+	o->periodic = search_periodic_seed;
 	o->polish = s->local_search ? search_polish : NULL;
 }
 
@@ -101,6 +104,32 @@ enum status search_exact_seed(void *ctx, const struct instance *small, double se
 	*bound = r.bound;
 	r.schedule = NULL;
 	exact_result_release(&r);
+	return STATUS_OK;
+}
+
+enum status search_periodic_seed(void *ctx, const struct instance *in, double seconds,
+				 int64_t hint, struct schedule **out, char *note, int note_len)
+{
+	struct periodic_options o = {.time_limit = seconds, .hint = hint};
+	struct periodic_result r;
+	struct error err;
+	(void)ctx;
+	*out = NULL;
+	if (!periodic_takes(in)) {
+		snprintf(note, note_len, "the periodic model does not take the instance (decisions, or a stage's memory deltas not F >= 0, F + B >= 0, sum 0)");
+		return STATUS_OK;
+	}
+	if (periodic_search(in, &o, &r, &err)) {
+		snprintf(note, note_len, "%s", err.msg);
+		return STATUS_ERROR;
+	}
+	if (r.schedule)
+		snprintf(note, note_len, "period %" PRId64 " (shortest found %" PRId64 ", least possible %" PRId64 "), %d periods asked in %.1f s",
+			 r.period, r.shortest, r.least, r.probes, r.seconds);
+	else
+		snprintf(note, note_len, "no period found (least possible %" PRId64 "), %d periods asked in %.1f s",
+			 r.least, r.probes, r.seconds);
+	*out = r.schedule;
 	return STATUS_OK;
 }
 

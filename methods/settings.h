@@ -101,6 +101,10 @@ struct verdict solve_verdict(const struct exact_result *x, int64_t simulated);
 enum status search_exact_seed(void *ctx, const struct instance *small, double seconds,
 			      struct schedule **out, int64_t *bound, char *note, int note_len);
 
+/* The GA's periodic seed through solvers/periodic.c (ga_options.periodic). */
+enum status search_periodic_seed(void *ctx, const struct instance *in, double seconds,
+				 int64_t hint, struct schedule **out, char *note, int note_len);
+
 /* The GA's local search of its best through solvers/lns.c
  * (ga_options.polish). */
 enum status search_polish(void *ctx, const struct instance *in, double seconds,

@@ -2390,6 +2390,39 @@ static void test_search_local_search(void **state)
 	(void)state;
 }
 
+/* The periodic seed (solvers/periodic.h) on an instance beyond the
+ * whole-instance exact solve: 2 devices, 200 micro-batches (800 ops),
+ * F 1, B 1, room for one activation per stage, comm 1. Device 0 holds a
+ * micro-batch from F(0, j) to the end of B(0, j), a round trip of
+ * 1 + 1 + 1 + 1 + 2 comm = 6, so every schedule spaces device 0's forwards
+ * 6 apart: the shortest period is 6, and the seed's schedule, simulated,
+ * ends no earlier than 199 * 6 + 6 = 1200. */
+static void test_search_periodic_seed(void **state)
+{
+	write_file(tmp("rt200.json"),
+		   "{\"name\":\"rt200\",\"devices\":2,\"microbatches\":200,"
+		   "\"cost\":{\"F\":1,\"B\":1},\"comm\":1,"
+		   "\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}");
+	struct run r;
+	RUN(&r, "search", tmp("rt200.json"), "--time-limit", "8", "--threads", "1", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out), *seeds = get(j, "seeds");
+	bool seen = false;
+	for (size_t i = 0; i < json_array_size(seeds); i++) {
+		json_t *s = json_array_get(seeds, i);
+		if (strcmp(get_str(s, "name"), "periodic"))
+			continue;
+		seen = true;
+		assert_true(get_int(s, "objective") >= 1200);
+		assert_non_null(strstr(get_str(s, "note"), "shortest found 6,"));
+	}
+	assert_true(seen);
+	assert_true(get_int(j, "objective") >= 1200);
+	json_decref(j);
+	run_free(&r);
+	(void)state;
+}
+
 static void test_search_errors(void **state)
 {
 	struct run r;
@@ -3252,6 +3285,7 @@ int main(void)
 		cmocka_unit_test(test_search_stops_at_bound),
 		cmocka_unit_test(test_search_deterministic),
 		cmocka_unit_test(test_search_local_search),
+		cmocka_unit_test(test_search_periodic_seed),
 		cmocka_unit_test(test_search_errors),
 		cmocka_unit_test(test_search_validate),
 		cmocka_unit_test(test_graph_sp),
