@@ -724,9 +724,10 @@ static int polish_starts(struct search *s, bool seeds, struct schedule **starts,
 
 /* The caller's local search (ga_options.polish) on the best, once per
  * best objective, from the best seeds too (`seeds`, before the
- * generations: POLISH_SHARE of the time left for each, at most POLISH_CAP
- * each): a better schedule it finds joins the population in place of the
- * worst and becomes the best. */
+ * generations): POLISH_SHARE of the time left per start, at most
+ * POLISH_CAP per start and POLISH_STARTS_SHARE of the time left in all. A
+ * better schedule it finds joins the population in place of the worst and
+ * becomes the best, with the origin of the start it came from. */
 static void polish_best(struct search *s, struct ga_result *r, bool seeds)
 {
 	const struct ga_options *o = s->o;
@@ -739,13 +740,13 @@ static void polish_best(struct search *s, struct ga_result *r, bool seeds)
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - s->t0) : POLISH_CAP;
 	double each = POLISH_SHARE * left < POLISH_CAP ? POLISH_SHARE * left : POLISH_CAP;
 	double seconds = n * each < POLISH_STARTS_SHARE * left ? n * each : POLISH_STARTS_SHARE * left;
-	s->polished = s->best.fit.objective;
 	struct schedule *sc = n && seconds >= 0.01 ? schedule_copy(starts[0]) : NULL;
 	int64_t obj = s->best.fit.objective;
 	double t = clock_seconds();
-	enum status st = sc ? o->polish(o->polish_ctx, s->in, seconds, starts, n, &sc, &obj, &from) :
-			      STATUS_ERROR;
+	enum status st = STATUS_ERROR;
 	if (sc) {
+		s->polished = s->best.fit.objective;
+		st = o->polish(o->polish_ctx, s->in, seconds, starts, n, &sc, &obj, &from);
 		r->polish_runs++;
 		r->polish_seconds += clock_seconds() - t;
 	}
