@@ -76,18 +76,27 @@ enum status periodic_search(const struct instance *in, const struct periodic_opt
 	if (!(s.sim = sim_new(in)))
 		return err_set(err, "periodic: out of memory");
 	enum status st;
-	/* From the hint (a seed's steady state) down while each period has a
-	 * schedule; if the hint has none, up by eighths of the least until
-	 * one has, then bisection: (lo, hi] brackets the shortest found.
-	 * Periods below the least have no schedule. */
+	/* From the hint (a seed's steady state): if it has a schedule, down
+	 * by 1, 2, 4, ... while each period has one; else up by eighths of the
+	 * least until one has. Then bisection: lo has none (periods below the
+	 * least have none), hi has one. */
 	r->least = periodic_min_period(in);
 	int64_t step = r->least / 8 > 0 ? r->least / 8 : 1;
 	int64_t P = o->hint > r->least ? o->hint : r->least, lo = r->least - 1, hi = 0;
 	bool found = false;
 	st = probe(&s, P, &found);
 	if (!st && found) {
-		for (bool ok = true; !st && ok && P > r->least && time_left(&s);)
-			st = probe(&s, --P, &ok);
+		hi = P;
+		for (int64_t d = 1; !st && hi - 1 > lo && time_left(&s); d *= 2) {
+			int64_t q = hi - d > lo + 1 ? hi - d : lo + 1;
+			bool ok;
+			st = probe(&s, q, &ok);
+			if (!ok) {
+				lo = q;
+				break;
+			}
+			hi = q;
+		}
 	} else {
 		for (lo = P, P += step; !st && !found && time_left(&s) && P <= 8 * r->least; P += step) {
 			st = probe(&s, P, &found);
@@ -96,15 +105,15 @@ enum status periodic_search(const struct instance *in, const struct periodic_opt
 			else
 				lo = P;
 		}
-		while (!st && found && hi - lo > 1 && time_left(&s)) {
-			int64_t mid = lo + (hi - lo) / 2;
-			bool ok;
-			st = probe(&s, mid, &ok);
-			if (ok)
-				hi = mid;
-			else
-				lo = mid;
-		}
+	}
+	while (!st && hi && hi - lo > 1 && time_left(&s)) {
+		int64_t mid = lo + (hi - lo) / 2;
+		bool ok;
+		st = probe(&s, mid, &ok);
+		if (ok)
+			hi = mid;
+		else
+			lo = mid;
 	}
 	sim_free(s.sim);
 	r->seconds = clock_seconds() - t0;

@@ -6,11 +6,12 @@
  * DeepSeek-like instance at v-min's memory, period 245 against v-min's
  * 246).
  *
- * The search over P: from the hint (a seed's steady-state period) down by
- * one while each period has a schedule; if the hint (or the least
- * period, periodic_min_period) has none, up by eighths of the least until
- * one has, then bisection between the last period without one and the
- * first with one. Each probe gets a fifth of the time, the first two. A probe stopped by its
+ * The search over P: from the hint (a seed's steady-state period), down
+ * by 1, 2, 4, ... while each period has a schedule; if the hint (or the
+ * least period, periodic_min_period) has none, up by eighths of the least
+ * until one has; then bisection between the last period without one and
+ * the shortest with one. Each probe gets a fifth of the time, the first
+ * two. A probe stopped by its
  * cap counts as "none" (so a shorter period may exist: a seed, not a
  * claim). Every schedule found is unrolled and simulated; the one with the
  * smallest makespan is returned.
