@@ -124,11 +124,11 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
 		return STATUS_ERROR;
 	}
 	if (r.schedule)
-		snprintf(note, note_len, "period %" PRId64 " (shortest found %" PRId64 ", least possible %" PRId64 "), %d periods asked in %.1f s",
-			 r.period, r.shortest, r.least, r.probes, r.seconds);
+		snprintf(note, note_len, "period %" PRId64 " (shortest found %" PRId64 ", least possible %" PRId64 "), %d periods asked from %" PRId64 " in %.1f s",
+			 r.period, r.shortest, r.least, r.probes, r.first, r.seconds);
 	else
-		snprintf(note, note_len, "no period found (least possible %" PRId64 "), %d periods asked in %.1f s",
-			 r.least, r.probes, r.seconds);
+		snprintf(note, note_len, "no period found (least possible %" PRId64 "), %d periods asked from %" PRId64 " in %.1f s",
+			 r.least, r.probes, r.first, r.seconds);
 	*out = r.schedule;
 	return STATUS_OK;
 }

@@ -84,7 +84,7 @@ enum status periodic_search(const struct instance *in, const struct periodic_opt
 	int64_t step = r->least / 8 > 0 ? r->least / 8 : 1;
 	int64_t P = o->hint > r->least ? o->hint : r->least, lo = r->least - 1, hi = 0;
 	bool found = false;
-	st = probe(&s, P, &found);
+	st = probe(&s, r->first = P, &found);
 	if (!st && found) {
 		hi = P;
 		for (int64_t d = 1; !st && hi - 1 > lo && time_left(&s); d *= 2) {

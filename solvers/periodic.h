@@ -40,6 +40,7 @@ struct periodic_result {
 	                                to a longer one's at small m) */
 	int64_t makespan;            /* simulated */
 	int64_t least;               /* periodic_min_period */
+	int64_t first;               /* the first period asked */
 	int probes;                  /* periods asked */
 	double seconds;
 };
