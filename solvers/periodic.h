@@ -11,9 +11,8 @@
  * least period, periodic_min_period) has none, up by eighths of the least
  * until one has; then bisection between the last period without one and
  * the shortest with one. Each probe gets a fifth of the time, the first
- * two. A probe stopped by its
- * cap counts as "none" (so a shorter period may exist: a seed, not a
- * claim). Every schedule found is unrolled and simulated; the one with the
+ * half. A probe stopped by its cap counts as "none" (so a shorter period
+ * may exist: a seed, not a claim). Every schedule found is unrolled and simulated; the one with the
  * smallest makespan is returned.
  */
 #ifndef PIPEOPT_PERIODIC_H
