@@ -123,7 +123,10 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
 		snprintf(note, note_len, "%s", err.msg);
 		return STATUS_ERROR;
 	}
-	if (r.schedule)
+	if (r.seed_at_least)
+		snprintf(note, note_len, "not asked: the best seed's steady state repeats every %" PRId64 ", the least possible period",
+			 r.least);
+	else if (r.schedule)
 		snprintf(note, note_len, "period %" PRId64 " (shortest found %" PRId64 ", least possible %" PRId64 "), %d periods asked from %" PRId64 " in %.1f s",
 			 r.period, r.shortest, r.least, r.probes, r.first, r.seconds);
 	else

@@ -75,6 +75,13 @@ enum status periodic_search(const struct instance *in, const struct periodic_opt
 			   .err = err};
 	if (!s.b)
 		return err_set(err, "periodic: unknown solver '%s'", o->solver);
+	r->least = periodic_min_period(in);
+	if (o->hint > 0 && o->hint <= r->least) {
+		/* the seed's steady state already has the least period: no
+		 * 1-periodic schedule repeats faster */
+		r->seed_at_least = true;
+		return STATUS_OK;
+	}
 	if (!(s.sim = sim_new(in)))
 		return err_set(err, "periodic: out of memory");
 	enum status st;
@@ -82,7 +89,6 @@ enum status periodic_search(const struct instance *in, const struct periodic_opt
 	 * by 1, 2, 4, ... while each period has one; else up by eighths of the
 	 * least until one has. Then bisection: lo has none (periods below the
 	 * least have none), hi has one. */
-	r->least = periodic_min_period(in);
 	int64_t step = r->least / 8 > 0 ? r->least / 8 : 1;
 	int64_t P = o->hint > r->least ? o->hint : r->least, lo = r->least - 1, hi = 0;
 	bool found = false;

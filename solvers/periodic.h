@@ -12,7 +12,8 @@
  * until one has; then bisection between the last period without one and
  * the shortest with one. Each probe gets a fifth of the time, the first
  * half. A probe stopped by its cap counts as "none" (so a shorter period
- * may exist: a seed, not a claim). Every schedule found is unrolled and simulated; the one with the
+ * may exist: a seed, not a claim). A hint at the least period asks
+ * nothing: no 1-periodic schedule repeats faster. Every schedule found is unrolled and simulated; the one with the
  * smallest makespan is returned.
  */
 #ifndef PIPEOPT_PERIODIC_H
@@ -41,6 +42,8 @@ struct periodic_result {
 	int64_t least;               /* periodic_min_period */
 	int64_t first;               /* the first period asked */
 	int probes;                  /* periods asked */
+	bool seed_at_least;          /* none asked: the hint is the least
+	                                period already */
 	double seconds;
 };
 

@@ -69,6 +69,10 @@ static void test_no_limit_period_is_the_work(void **state)
 	/* (m - 1) P + the one micro-batch latency 1 + 1 + 2 + 2 */
 	assert_true(r.makespan <= 3 * 3 + 6);
 	periodic_result_release(&r);
+	search(in, 3, &r);   /* a seed already at the least period: nothing asked */
+	assert_true(r.seed_at_least);
+	assert_int_equal(r.probes, 0);
+	assert_null(r.schedule);
 	instance_free(in);
 	(void)state;
 }
