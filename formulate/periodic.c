@@ -160,8 +160,12 @@ struct periodic_milp *periodic_milp_build(const struct instance *in, int64_t per
 		goto oom;
 	}
 	double P = (double)period;
-	/* k_o: a micro-batch's ops lie within its latency, which a schedule
-	 * of the instance bounds by the serial one's; 4 L periods is ample */
+	/* k_o: the period an op falls in, up to 4 L. A bound restricts the
+	 * model (a latency beyond 4 L periods, with lags far above P, is
+	 * left out), never its validity. Bounds from the serial latency S
+	 * (S / P + 4 L, S / P + L) were tried: CBC's path changed and the
+	 * 10 s search missed period 246 on the DeepSeek-like instance,
+	 * which it finds with 4 L */
 	double kmax = 4.0 * in->stages;
 	for (int d = 0; d < in->devices; d++)
 		pm->theta[d] = milp_add_col(pm->m, 0, P, 0, false, "theta_%d", d);
