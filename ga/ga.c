@@ -709,10 +709,7 @@ static int polish_starts(struct search *s, bool seeds, struct schedule **starts,
 	origin[n++] = s->best.origin;
 	for (int i = 0; seeds && i < s->nplaced && n < POLISH_STARTS; i++) {
 		struct schedule *c = decoded_schedule(s, s->seeds[i].g);
-		bool seen = !c;
-		for (int k = 0; k < n && !seen; k++)
-			seen = schedule_same_orders(starts[k], c);
-		if (seen) {
+		if (!c || schedule_orders_among(starts, n, c)) {
 			schedule_free(c);
 		} else {
 			origin[n] = s->seeds[i].origin;

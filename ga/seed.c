@@ -216,18 +216,16 @@ static enum status push_whole_exact(struct ga_seed **v, int *n, int *cap,
 }
 
 /*
- * The steady-state period of schedule sc: the mean spacing of the first
- * stage's forwards over the middle half of the micro-batches, rounded up;
- * 0 when it does not simulate or m < 4.
+ * The steady-state period of a simulated schedule: the mean spacing of the
+ * first stage's forwards over the middle half of the micro-batches,
+ * rounded up; 0 when m < 4.
  */
-static int64_t steady_period(const struct instance *in, struct sim *sim,
-			     const struct schedule *sc)
+static int64_t steady_period(const struct instance *in, const struct sim_result *r)
 {
-	struct sim_result r;
 	int M = in->microbatches, j1 = M / 4, j2 = 3 * M / 4, l = in->topo[0];
-	if (M < 4 || j2 <= j1 || sim_run(sim, sc, &r, NULL))
+	if (M < 4 || j2 <= j1)
 		return 0;
-	int64_t span = r.start[inst_op_id(in, OP_F, l, j2)] - r.start[inst_op_id(in, OP_F, l, j1)];
+	int64_t span = r->start[inst_op_id(in, OP_F, l, j2)] - r->start[inst_op_id(in, OP_F, l, j1)];
 	return span > 0 ? (span + (j2 - j1) - 1) / (j2 - j1) : 0;
 }
 
@@ -239,17 +237,15 @@ static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 {
 	char note[200] = "";
 	struct schedule *s = NULL;
-	const struct schedule *best = NULL;
-	int64_t best_obj = 0;
+	int64_t best = INT64_MAX, hint = 0;
 	struct sim *sim = sim_new(in);
 	struct sim_result r;
 	for (int i = 0; sim && i < *n; i++)
 		if ((*v)[i].schedule && sim_run(sim, (*v)[i].schedule, &r, NULL) == STATUS_OK &&
-		    (!best || r.objective < best_obj)) {
-			best = (*v)[i].schedule;
-			best_obj = r.objective;
+		    r.objective < best) {
+			best = r.objective;
+			hint = steady_period(in, &r);
 		}
-	int64_t hint = best && sim ? steady_period(in, sim, best) : 0;
 	sim_free(sim);
 	if (o->periodic(o->exact_ctx, in, exact_seconds(o), hint, &s, note, sizeof note)) {
 		schedule_free(s);

@@ -6,7 +6,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "formulate/periodic.h"
 #include "solvers/lns.h"
 #include "solvers/periodic.h"
 
@@ -115,15 +114,13 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
 	struct error err;
 	(void)ctx;
 	*out = NULL;
-	if (!periodic_takes(in)) {
-		snprintf(note, note_len, "the periodic model does not take the instance (decisions, or a stage's memory deltas not F >= 0, F + B >= 0, sum 0)");
-		return STATUS_OK;
-	}
 	if (periodic_search(in, &o, &r, &err)) {
 		snprintf(note, note_len, "%s", err.msg);
 		return STATUS_ERROR;
 	}
-	if (r.seed_at_least)
+	if (!r.taken)
+		snprintf(note, note_len, "the periodic model does not take the instance (decisions, or a stage's memory deltas not F >= 0, F + B >= 0, sum 0)");
+	else if (r.seed_at_least)
 		snprintf(note, note_len, "not asked: the best seed's steady state repeats every %" PRId64 ", the least possible period",
 			 r.least);
 	else if (r.schedule)

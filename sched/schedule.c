@@ -257,6 +257,14 @@ int schedule_same_orders(const struct schedule *a, const struct schedule *b)
 	return equal(a, b, false);
 }
 
+bool schedule_orders_among(struct schedule *const *v, int n, const struct schedule *s)
+{
+	for (int i = 0; i < n; i++)
+		if (schedule_same_orders(v[i], s))
+			return true;
+	return false;
+}
+
 static json_t *op_json(const struct op *o)
 {
 	if (o->recompute)

@@ -131,6 +131,10 @@ int schedule_equal(const struct schedule *a, const struct schedule *b);
  * and the MILPs, which model neither, keep of a schedule. */
 int schedule_same_orders(const struct schedule *a, const struct schedule *b);
 
+/* Whether one of v[0..n) has s's orders (schedule_same_orders): keeps a
+ * list of local-search starts to schedules of their own. */
+bool schedule_orders_among(struct schedule *const *v, int n, const struct schedule *s);
+
 /* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); an
  * overlapped pair is one element of two ops, [["F",0,1],["B",1,0]]; kind "I",
  * torch's name for the input-gradient backward, reads as "B". The optional

@@ -49,9 +49,8 @@ static void starts_add(struct starts *st, const struct schedule *s, int64_t obj)
 {
 	if (!st || (st->n == LNS_STARTS && obj >= st->obj[LNS_STARTS - 1]))
 		return;
-	for (int i = 0; i < st->n; i++)
-		if (schedule_same_orders(st->s[i], s))
-			return;
+	if (schedule_orders_among(st->s, st->n, s))
+		return;
 	struct schedule *c = schedule_copy(s);
 	if (!c)
 		return;

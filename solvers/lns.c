@@ -178,51 +178,38 @@ enum status lns_improve(const struct instance *in, const struct lns_options *o,
 	return st;
 }
 
-/* Whether starts[i] has the same orders as an earlier start. */
-static bool seen_before(struct schedule *const *starts, int i)
-{
-	for (int k = 0; k < i; k++)
-		if (schedule_same_orders(starts[k], starts[i]))
-			return true;
-	return false;
-}
-
 enum status lns_improve_starts(const struct instance *in, const struct lns_options *o,
 			       struct schedule *const *starts, int n, struct schedule **best,
 			       int64_t *obj, struct lns_result *r, struct error *err)
 {
 	double t0 = clock_seconds();
-	int distinct = 0;
 	memset(r, 0, sizeof *r);
 	r->from = -1;
-	for (int i = 0; i < n; i++)
-		distinct += !seen_before(starts, i);
-	for (int i = 0, k = 0; i < n && *obj > o->lower_bound && !stop_requested(); i++) {
-		if (seen_before(starts, i))
-			continue;
+	struct sim *sim = sim_new(in);
+	if (!sim)
+		return err_set(err, "lns: out of memory");
+	enum status st = STATUS_OK;
+	for (int i = 0; i < n && *obj > o->lower_bound && !stop_requested(); i++) {
 		double left = o->time_limit - (clock_seconds() - t0);
 		if (o->time_limit > 0 && left <= 0.01)
 			break;
 		struct lns_options one = *o;
-		one.time_limit = o->time_limit > 0 ? left / (distinct - k) : 0;
-		k++;
+		one.time_limit = o->time_limit > 0 ? left / (n - i) : 0;
 		struct schedule *sc = schedule_copy(starts[i]);
-		struct sim *sim = sim_new(in);
 		struct sim_result sr;
-		if (!sc || !sim) {
-			schedule_free(sc);
-			sim_free(sim);
-			return err_set(err, "lns: out of memory");
-		}
-		enum status st = sim_run(sim, sc, &sr, err);
-		sim_free(sim);
 		struct lns_result one_r;
-		int64_t v = sr.objective;
-		if (!st)
+		if (!sc) {
+			st = err_set(err, "lns: out of memory");
+			break;
+		}
+		int64_t v = 0;
+		if ((st = sim_run(sim, sc, &sr, err)) == STATUS_OK) {
+			v = sr.objective;
 			st = lns_improve(in, &one, &sc, &v, &one_r, err);
+		}
 		if (st) {
 			schedule_free(sc);
-			return STATUS_ERROR;
+			break;
 		}
 		r->windows += one_r.windows;
 		r->improvements += one_r.improvements;
@@ -237,6 +224,7 @@ enum status lns_improve_starts(const struct instance *in, const struct lns_optio
 			schedule_free(sc);
 		}
 	}
+	sim_free(sim);
 	r->seconds = clock_seconds() - t0;
-	return STATUS_OK;
+	return st;
 }

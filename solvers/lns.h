@@ -62,9 +62,9 @@ enum status lns_improve(const struct instance *in, const struct lns_options *o,
 
 /*
  * Multi-start: the local search from each of starts[0..n) (valid
- * schedules of `in`, best first), skipping one with the same orders as an
- * earlier start, each given an equal share of the time still left for the
- * starts after it (a start that ends early, a local optimum refuted,
+ * schedules of `in` with orders of their own, best first: the callers keep
+ * their lists so, schedule_orders_among), each given an equal share of the
+ * time still left for the starts after it (a start that ends early, a local optimum refuted,
  * leaves its time to the rest). *best (of objective *obj, valid) is
  * replaced by a better schedule found, r->from says from which start;
  * r sums the runs. It stops at o->lower_bound.

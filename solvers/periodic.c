@@ -68,7 +68,7 @@ enum status periodic_search(const struct instance *in, const struct periodic_opt
 {
 	double t0 = clock_seconds();
 	memset(r, 0, sizeof *r);
-	if (!periodic_takes(in))
+	if (!(r->taken = periodic_takes(in)))
 		return STATUS_OK;
 	struct search s = {.in = in, .b = solver_find(o->solver ? o->solver : "cbc"),
 			   .end = t0 + o->time_limit, .cap = o->time_limit / 5, .r = r,

@@ -39,6 +39,7 @@ struct periodic_result {
 	                                found (its makespan may tie or lose
 	                                to a longer one's at small m) */
 	int64_t makespan;            /* simulated */
+	bool taken;                  /* periodic_takes: else nothing asked */
 	int64_t least;               /* periodic_min_period */
 	int64_t first;               /* the first period asked */
 	int probes;                  /* periods asked */

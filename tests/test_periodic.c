@@ -63,6 +63,7 @@ static void test_no_limit_period_is_the_work(void **state)
 	assert_int_equal(periodic_min_period(in), 3);
 	struct periodic_result r;
 	search(in, 0, &r);
+	assert_true(r.taken);
 	assert_non_null(r.schedule);
 	assert_int_equal(r.period, 3);
 	assert_int_equal(r.shortest, 3);
@@ -119,6 +120,7 @@ static void test_takes(void **state)
 	assert_false(periodic_takes(in));
 	struct periodic_result r;
 	search(in, 0, &r);
+	assert_false(r.taken);
 	assert_null(r.schedule);
 	instance_free(in);
 	(void)state;
