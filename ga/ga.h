@@ -79,14 +79,17 @@ struct ga_options {
 	 * improve *sc, of objective *obj, in place within `seconds`, by a
 	 * local search from each of starts[0..n) (valid schedules, best
 	 * first, starts[0] with *sc's orders); *from: the start that gave a
-	 * better *sc. Run on the best seeds (up to
-	 * POLISH_STARTS distinct ones) before the generations and on the best
-	 * when the GA restarts (it stalled), once per best, in runs bounded
+	 * better *sc; *local_optimum: the *sc returned is a local optimum of
+	 * the search (its run ended without improvement, not on the clock).
+	 * Run on the best seeds (up to POLISH_STARTS distinct ones) before
+	 * the generations and on the best when the GA restarts (it stalled),
+	 * until the best is a local optimum (a run cut by the clock is taken
+	 * up again at the next restart, with twice its time), in runs bounded
 	 * by time alone: the local search stops by the clock, and a run
 	 * bounded by generations or stall stays reproducible. NULL: none. */
 	enum status (*polish)(void *ctx, const struct instance *in, double seconds,
 			      struct schedule *const *starts, int n, struct schedule **sc,
-			      int64_t *obj, int *from);
+			      int64_t *obj, int *from, bool *local_optimum);
 	void *polish_ctx;
 	int nextra;                 /* the caller's seed schedules */
 	const struct schedule *const *extra;

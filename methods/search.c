@@ -60,7 +60,7 @@ void search_ga_options(const struct search_settings *s, const struct run_opts *r
 
 enum status search_polish(void *ctx, const struct instance *in, double seconds,
 			  struct schedule *const *starts, int n, struct schedule **sc,
-			  int64_t *obj, int *from)
+			  int64_t *obj, int *from, bool *local_optimum)
 {
 	struct lns_options lo = {.time_limit = seconds, .window_time = 0.1};
 	struct lns_result lr;
@@ -68,6 +68,7 @@ enum status search_polish(void *ctx, const struct instance *in, double seconds,
 	(void)ctx;
 	enum status st = lns_improve_starts(in, &lo, starts, n, sc, obj, &lr, &err);
 	*from = lr.from;
+	*local_optimum = lr.local_optimum;
 	return st;
 }
 

@@ -109,6 +109,6 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
  * (ga_options.polish). */
 enum status search_polish(void *ctx, const struct instance *in, double seconds,
 			  struct schedule *const *starts, int n, struct schedule **sc,
-			  int64_t *obj, int *from);
+			  int64_t *obj, int *from, bool *local_optimum);
 
 #endif

@@ -911,7 +911,20 @@ static enum status window_bounds(const struct instance *in, const struct exact_o
  */
 #define LNS_CAP 4.0   /* seconds */
 #define LNS_WINDOW_TIME 0.1   /* seconds per neighbourhood */
+#define LNS_MORE_SHARE 0.3    /* of the limit, for all runs */
 
+/*
+ * A run cut by the clock that improved the schedule is taken up again
+ * from its best, with twice the last run's time, while each such run
+ * improves, at most LNS_MORE_SHARE of the limit in all: where the local
+ * search still finds better schedules, they are worth more than the
+ * MILP's time (which searches the same orders far more slowly), and a
+ * run that ends on a local optimum or finds nothing stops it. Measured
+ * (held-out kinds: p8 m16 split, p activations, comm 2, costs (4, 4, 3)):
+ * the first 4 s took 273 to 271, and the MILP ended 271/267 at 60 s and
+ * at 540 s; the GA's local search, taken up again the same way, reaches
+ * 267, the bound.
+ */
 static enum status local_search(const struct instance *in, const struct exact_options *o,
 				double t0, const struct starts *st, struct exact_result *r,
 				struct error *err)
@@ -922,11 +935,30 @@ static enum status local_search(const struct instance *in, const struct exact_op
 	struct lns_options lo = {.time_limit = limit, .window_time = LNS_WINDOW_TIME,
 				 .lower_bound = r->bound};
 	struct lns_result lr;
+	int64_t before = r->objective;
 	if (lns_improve_starts(in, &lo, st->s, st->n, &r->schedule, &r->objective, &lr, err))
 		return STATUS_ERROR;
 	r->lns_windows = lr.windows;
 	r->lns_improvements = lr.improvements;
 	r->lns_seconds = lr.seconds;
+	double budget = o->time_limit > 0 ? LNS_MORE_SHARE * o->time_limit : 2 * LNS_CAP;
+	while (!lr.local_optimum && r->objective < before && r->objective > r->bound &&
+	       !stop_requested()) {
+		double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
+		lo.time_limit = 2 * lo.time_limit;
+		if (lo.time_limit > budget - r->lns_seconds)
+			lo.time_limit = budget - r->lns_seconds;
+		if (o->time_limit > 0 && lo.time_limit > left / 2)
+			lo.time_limit = left / 2;
+		if (lo.time_limit < 0.1)
+			break;
+		before = r->objective;
+		if (lns_improve(in, &lo, &r->schedule, &r->objective, &lr, err))
+			return STATUS_ERROR;
+		r->lns_windows += lr.windows;
+		r->lns_improvements += lr.improvements;
+		r->lns_seconds += lr.seconds;
+	}
 	r->lns_objective = r->objective;
 	if (r->objective <= r->bound)
 		r->certified_by = "bound";

@@ -170,6 +170,7 @@ enum status lns_improve(const struct instance *in, const struct lns_options *o,
 		bool go_on = true;
 		while (lns_round(&x, &go_on, &st) && go_on)
 			;
+		r->local_optimum = go_on && !st;   /* a round found nothing */
 	}
 	sim_free(x.sim);
 	free(x.h.from);
@@ -214,6 +215,8 @@ enum status lns_improve_starts(const struct instance *in, const struct lns_optio
 		r->windows += one_r.windows;
 		r->improvements += one_r.improvements;
 		r->nodes += one_r.nodes;
+		if (i == 0 || v < *obj)
+			r->local_optimum = one_r.local_optimum;
 		if (v < *obj) {
 			schedule_free(*best);
 			*best = sc;

@@ -51,6 +51,12 @@ struct lns_result {
 	double time_to_best;     /* seconds to the last improvement */
 	int from;                /* lns_improve_starts: the start that gave
 	                            the schedule returned, -1: none better */
+	bool local_optimum;      /* the schedule returned is a local optimum
+	                            of every neighbourhood: its run ended on a
+	                            whole round without improvement, not on
+	                            the clock, the bound or a stop (with
+	                            lns_improve_starts and no start better:
+	                            start 0's run) */
 };
 
 /* Improve *sc (objective *obj, a valid schedule of `in`) in place: on

@@ -689,6 +689,17 @@ static void test_neighbourhoods_against_brute_force(void **state)
 			struct lns_result lr;
 			assert_int_equal(lns_improve(in, &lo, &sc, &obj, &lr, &err), STATUS_OK);
 			assert_true(obj >= opt && obj <= base_obj);
+			/* tiny instances: a whole round without improvement ends it
+			 * long before the clock */
+			assert_true(lr.local_optimum);
+			/* a run the clock stops at once proves no local optimum */
+			struct schedule *cut = schedule_copy(base);
+			int64_t cut_obj = base_obj;
+			struct lns_options at_once = {.time_limit = 1e-9};
+			assert_int_equal(lns_improve(in, &at_once, &cut, &cut_obj, &lr, &err), STATUS_OK);
+			assert_false(lr.local_optimum);
+			assert_int_equal(cut_obj, base_obj);
+			schedule_free(cut);
 			struct sim *sim = sim_new(in);
 			struct sim_result sr;
 			assert_int_equal(sim_run(sim, sc, &sr, &err), STATUS_OK);

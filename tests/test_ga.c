@@ -1039,6 +1039,84 @@ static void test_decoder_offload_by_hand(void **state)
 	instance_free(in);
 }
 
+/* The local search's runs (ga_options.polish), through a recording stand-in
+ * that finds nothing better and says whether its run was a local optimum.
+ * When every run is, a best objective is polished once (a later run would
+ * repeat the same round); when none is (each cut by the clock), the same
+ * best is taken up again at a restart, with twice the last run's time
+ * where a quarter of the time left allows it. p8 m16, fused backward,
+ * room for 8 activations, comm 1: the families' best (100) stays above
+ * the bound (98), so the GA keeps polishing; 1.5 s of search restarts
+ * many times. */
+struct polish_log {
+	bool says_local_optimum;
+	double t0, limit;
+	int calls;
+	int64_t obj[256];
+	double seconds[256], left[256];
+};
+
+static enum status fake_polish(void *ctx, const struct instance *in, double seconds,
+			       struct schedule *const *starts, int n, struct schedule **sc,
+			       int64_t *obj, int *from, bool *local_optimum)
+{
+	struct polish_log *lg = ctx;
+	(void)in;
+	(void)starts;
+	(void)sc;
+	assert_true(n >= 1 && seconds > 0);
+	if (lg->calls < 256) {
+		lg->obj[lg->calls] = *obj;
+		lg->seconds[lg->calls] = seconds;
+		lg->left[lg->calls] = lg->limit - (clock_seconds() - lg->t0);
+	}
+	lg->calls++;
+	*from = -1;
+	*local_optimum = lg->says_local_optimum;
+	return STATUS_OK;
+}
+
+static void test_ga_polish_until_local_optimum(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"name\":\"p8m16f\",\"devices\":8,\"microbatches\":16,"
+		"\"cost\":{\"F\":1,\"B\":2},\"comm\":1,\"memory\":{\"F\":2,\"B\":-2,\"limit\":16}}");
+	for (int says = 0; says < 2; says++) {
+		struct polish_log *lg = calloc(1, sizeof *lg);
+		struct error err = {{0}};
+		struct ga_options o;
+		ga_options_init(&o);
+		o.time_limit = lg->limit = 1.5;
+		o.threads = 1;
+		o.exact_seed = false;
+		o.seed = 1;
+		o.polish = fake_polish;
+		o.polish_ctx = lg;
+		lg->says_local_optimum = says;
+		lg->t0 = clock_seconds();
+		struct ga_result r;
+		assert_int_equal(ga_run(in, &o, &r, &err), STATUS_OK);
+		assert_true(lg->calls >= 1 && lg->calls <= 256);
+		int again = 0;
+		for (int i = 1; i < lg->calls; i++) {
+			if (lg->obj[i] != lg->obj[i - 1])
+				continue;
+			again++;
+			assert_false(says);   /* a local optimum is not polished twice */
+			double want = 2 * lg->seconds[i - 1];
+			if (want > 0.25 * lg->left[i])
+				want = 0.25 * lg->left[i];
+			assert_true(lg->seconds[i] >= want - 0.02);
+		}
+		if (!says)
+			assert_true(again >= 1);   /* a cut run is taken up again */
+		ga_result_release(&r);
+		free(lg);
+	}
+	instance_free(in);
+	(void)state;
+}
+
 /* The search on an offload instance: the bundled offload-3x4 (29 without
  * the key, the optimum with it 22, tests/test_offload.c's brute force)
  * reaches 22 without the exact seed, from families that keep every
@@ -1767,6 +1845,7 @@ int main(void)
 		cmocka_unit_test(test_decoder_deadlock_rule),
 		cmocka_unit_test(test_decoder_memory_repair),
 		cmocka_unit_test(test_decoder_offload_by_hand),
+		cmocka_unit_test(test_ga_polish_until_local_optimum),
 		cmocka_unit_test(test_ga_offload),
 		cmocka_unit_test(test_ga_decisions_never_worse),
 		cmocka_unit_test(test_operators_keep_multiset),
