@@ -265,6 +265,67 @@ bool schedule_orders_among(struct schedule *const *v, int n, const struct schedu
 	return false;
 }
 
+/* Whether schedule_defer_weights applies: W's, none taking memory, no
+ * decisions. */
+static bool defer_weights_apply(const struct instance *in, const struct schedule *s)
+{
+	if (in->kinds != 3 || inst_has_decisions(in) || s->devices != in->devices)
+		return false;
+	for (int l = 0; l < in->stages; l++)
+		if (inst_delta(in, OP_W, l) > 0)
+			return false;
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++)
+			if (s->rows[d].ops[i].with_prev || s->rows[d].ops[i].recompute ||
+			    op_on_channel(s->rows[d].ops[i].kind))
+				return false;
+	return true;
+}
+
+struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s)
+{
+	if (!defer_weights_apply(in, s))
+		return NULL;
+	struct schedule *out = schedule_new(s->devices);
+	int *pending = NULL;
+	for (int d = 0; out && d < s->devices; d++) {
+		const struct sched_row *r = &s->rows[d];
+		int64_t used = 0, limit = in->has_limit ? in->limit[d] : INT64_MAX;
+		int head = 0, n = 0;
+		free(pending);
+		if (!(pending = malloc((r->len + 1) * sizeof *pending)))
+			goto fail;
+		for (int i = 0; i < r->len; i++) {
+			const struct op *o = &r->ops[i];
+			int64_t dl = in->has_memory ? inst_delta(in, o->kind, o->stage) : 0;
+			if (o->kind == OP_W) {
+				pending[n++] = i;
+				continue;
+			}
+			while (dl > 0 && used + dl > limit && head < n) {
+				const struct op *w = &r->ops[pending[head++]];
+				used += in->has_memory ? inst_delta(in, w->kind, w->stage) : 0;
+				if (schedule_push(out, d, w->kind, w->stage, w->mb))
+					goto fail;
+			}
+			used += dl;
+			if (schedule_push(out, d, o->kind, o->stage, o->mb))
+				goto fail;
+		}
+		for (; head < n; head++) {
+			const struct op *w = &r->ops[pending[head]];
+			if (schedule_push(out, d, w->kind, w->stage, w->mb))
+				goto fail;
+		}
+	}
+	free(pending);
+	return out;
+fail:
+	free(pending);
+	schedule_free(out);
+	return NULL;
+}
+
 static json_t *op_json(const struct op *o)
 {
 	if (o->recompute)

@@ -135,6 +135,20 @@ int schedule_same_orders(const struct schedule *a, const struct schedule *b);
  * list of local-search starts to schedules of their own. */
 bool schedule_orders_among(struct schedule *const *v, int n, const struct schedule *s);
 
+/*
+ * The same schedule with every device's weight passes held back as long as
+ * its memory allows: the order of the other ops kept, each W (oldest first)
+ * put in only when the next op that takes memory would not fit without
+ * it, the rest at the end of the row (Zero Bubble's deferred W, applied to
+ * any schedule). Valid when s is: no op waits for a W, and before an op
+ * that takes memory every W that s ran earlier is in, if needed, so the
+ * memory there is at most s's. NULL when it does not apply (no W, a W that
+ * takes memory, recompute, offload or overlapped pairs) or on out of
+ * memory. A local search's other start (solvers/lns.c): the W's of a
+ * local optimum are often where no neighbourhood moves them all at once.
+ */
+struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s);
+
 /* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); an
  * overlapped pair is one element of two ops, [["F",0,1],["B",1,0]]; kind "I",
  * torch's name for the input-gradient backward, reads as "B". The optional

@@ -5,7 +5,10 @@
  * neighbourhood frees the ops that start in a stretch of time on every
  * device, or two or three consecutive devices' whole orders. A better
  * schedule found replaces the current one and the neighbourhoods start
- * again; the search stops when none improves, or at its time limit.
+ * again. Where none improves, a kick: the same schedule with its weight
+ * passes deferred (schedule_defer_weights) is descended from, and
+ * replaces the local optimum if it ends below it. The search stops when
+ * neither improves, or at its time limit.
  *
  * Why: the GA's mutations change one device's order a few ops at a time,
  * and its decoder times every device greedily; an improvement that needs
@@ -52,8 +55,9 @@ struct lns_result {
 	int from;                /* lns_improve_starts: the start that gave
 	                            the schedule returned, -1: none better */
 	bool local_optimum;      /* the schedule returned is a local optimum
-	                            of every neighbourhood: its run ended on a
-	                            whole round without improvement, not on
+	                            of every neighbourhood and of the kick:
+	                            its run ended on a whole round without
+	                            improvement and a kick refuted, not on
 	                            the clock, the bound or a stop (with
 	                            lns_improve_starts and no start better:
 	                            start 0's run) */

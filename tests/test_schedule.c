@@ -10,6 +10,8 @@
 
 #include "sched/instance.h"
 #include "sched/schedule.h"
+#include "sched/family.h"
+#include "sched/sim.h"
 
 /* One op as a literal, for tables. */
 struct lit {
@@ -585,6 +587,110 @@ static void test_recompute_mark(void **state)
 	schedule_free(s);
 }
 
+/* The row's ops as text, "F0.0 F0.1 B0.0 ...". */
+static void row_text(const struct sched_row *r, char *buf, size_t n)
+{
+	size_t at = 0;
+	buf[0] = 0;
+	for (int i = 0; i < r->len && at < n; i++)
+		at += (size_t)snprintf(buf + at, n - at, "%s%s%d.%d", i ? " " : "",
+				       op_kind_name(r->ops[i].kind), r->ops[i].stage, r->ops[i].mb);
+}
+
+/*
+ * schedule_defer_weights by hand: 2 devices, F +2, B -1, W -1, limit 4
+ * (two activations), 3 micro-batches, each W right after its B.
+ * Device 0: F0.0 F0.1 B0.0 W0.0 F0.2 B0.1 W0.1 B0.2 W0.2. Before F0.2 the
+ * memory without W0.0 would be 2 + 2 - 1 + 2 = 5 > 4, so W0.0 goes in
+ * first (4); W0.1 and W0.2 wait to the end. Device 1: F1.0 B1.0 W1.0 ...:
+ * before F1.1 the memory is 1 (+2 = 3), before F1.2 it is 2 (+2 = 4),
+ * both fit: every W goes to the end. Without W, or with a W that takes
+ * memory, it does not apply.
+ */
+static void test_defer_weights(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"name\":\"dw\",\"devices\":2,\"microbatches\":3,"
+		"\"cost\":{\"F\":1,\"B\":1,\"W\":1},"
+		"\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":4}}");
+	struct schedule *s = NULL, *d;
+	struct error err = {{0}};
+	if (schedule_parse("{\"schedule\":["
+			   "[[\"F\",0,0],[\"F\",0,1],[\"B\",0,0],[\"W\",0,0],[\"F\",0,2],"
+			   "[\"B\",0,1],[\"W\",0,1],[\"B\",0,2],[\"W\",0,2]],"
+			   "[[\"F\",1,0],[\"B\",1,0],[\"W\",1,0],[\"F\",1,1],[\"B\",1,1],"
+			   "[\"W\",1,1],[\"F\",1,2],[\"B\",1,2],[\"W\",1,2]]]}",
+			   "dw.json", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_non_null(d = schedule_defer_weights(in, s));
+	char buf[256];
+	row_text(&d->rows[0], buf, sizeof buf);
+	assert_string_equal(buf, "F0.0 F0.1 B0.0 W0.0 F0.2 B0.1 B0.2 W0.1 W0.2");
+	row_text(&d->rows[1], buf, sizeof buf);
+	assert_string_equal(buf, "F1.0 B1.0 F1.1 B1.1 F1.2 B1.2 W1.0 W1.1 W1.2");
+	schedule_free(d);
+	instance_free(in);
+	in = parse_instance_ok(   /* a W that takes memory back */
+		"{\"name\":\"dw2\",\"devices\":2,\"microbatches\":3,"
+		"\"cost\":{\"F\":1,\"B\":1,\"W\":1},"
+		"\"memory\":{\"F\":1,\"B\":-2,\"W\":1,\"limit\":4}}");
+	assert_null(schedule_defer_weights(in, s));
+	instance_free(in);
+	schedule_free(s);
+	in = parse_instance_ok("{\"name\":\"fu\",\"devices\":2,\"microbatches\":1,"
+			       "\"cost\":{\"F\":1,\"B\":1}}");
+	if (schedule_parse("{\"schedule\":[[[\"F\",0,0],[\"B\",0,0]],[[\"F\",1,0],[\"B\",1,0]]]}",
+			   "fu.json", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_null(schedule_defer_weights(in, s));   /* no W */
+	schedule_free(s);
+	instance_free(in);
+	(void)state;
+}
+
+/* schedule_defer_weights keeps every valid schedule valid and runs the same
+ * ops: every family that is valid on split chains, V and interleaved
+ * placements with memory limits, each deferred and re-simulated. */
+static void test_defer_weights_valid(void **state)
+{
+	static const char *const inst[] = {
+		"{\"name\":\"c\",\"devices\":4,\"microbatches\":8,\"cost\":{\"F\":2,\"B\":3,\"W\":1},"
+		"\"comm\":1,\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8}}",
+		"{\"name\":\"v\",\"devices\":3,\"microbatches\":6,\"chunks\":2,\"placement\":\"v\","
+		"\"cost\":{\"F\":1,\"B\":2,\"W\":1},\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8}}",
+		"{\"name\":\"i\",\"devices\":2,\"microbatches\":4,\"chunks\":2,"
+		"\"placement\":\"interleaved\",\"cost\":{\"F\":[1,2,1,3],\"B\":[2,2,1,1],"
+		"\"W\":[1,1,2,1]},\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":10}}",
+	};
+	int checked = 0;
+	for (size_t k = 0; k < sizeof inst / sizeof *inst; k++) {
+		struct instance *in = parse_instance_ok(inst[k]);
+		struct sim *sim = sim_new(in);
+		for (int f = 0; f < family_count(); f++) {
+			struct schedule *s = NULL, *d;
+			struct error err = {{0}};
+			struct sim_result r;
+			if (family_run(family_at(f), in, &s, &err) || sim_run(sim, s, &r, NULL)) {
+				schedule_free(s);
+				continue;
+			}
+			assert_non_null(d = schedule_defer_weights(in, s));
+			if (sim_run(sim, d, &r, &err))
+				fail_msg("%s on %s: deferred schedule invalid: %s",
+					 family_at(f)->name, in->name, err.msg);
+			for (int dv = 0; dv < in->devices; dv++)
+				assert_int_equal(d->rows[dv].len, s->rows[dv].len);
+			checked++;
+			schedule_free(s);
+			schedule_free(d);
+		}
+		sim_free(sim);
+		instance_free(in);
+	}
+	assert_true(checked >= 6);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -605,6 +711,8 @@ int main(void)
 		cmocka_unit_test(test_check_shape),
 		cmocka_unit_test(test_copy_keeps_pairs),
 		cmocka_unit_test(test_recompute_mark),
+		cmocka_unit_test(test_defer_weights),
+		cmocka_unit_test(test_defer_weights_valid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
