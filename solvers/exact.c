@@ -922,8 +922,8 @@ static enum status window_bounds(const struct instance *in, const struct exact_o
  * run that ends on a local optimum or finds nothing stops it. Measured
  * (held-out kinds: p8 m16 split, p activations, comm 2, costs (4, 4, 3)):
  * the first 4 s took 273 to 271, and the MILP ended 271/267 at 60 s and
- * at 540 s; the GA's local search, taken up again the same way, reaches
- * 267, the bound.
+ * at 540 s; taken up again, the local search reaches 267, the bound, and
+ * certifies it at 6.0 s of a 60 s solve.
  */
 static enum status local_search(const struct instance *in, const struct exact_options *o,
 				double t0, const struct starts *st, struct exact_result *r,

@@ -208,8 +208,10 @@ enum status lns_improve(const struct instance *in, const struct lns_options *o,
 	struct lns_run x = {.in = in, .o = o, .t0 = clock_seconds(),
 			    .per = o->window_time > 0 ? o->window_time : 1, .sc = sc, .obj = obj,
 			    .r = r, .err = err};
-	if (!lns_takes(in))
+	if (!lns_takes(in)) {
+		r->local_optimum = true;   /* no neighbourhood applies: a rerun finds nothing */
 		return STATUS_OK;
+	}
 	x.sim = sim_new(in);
 	x.h.from = malloc(in->devices * sizeof *x.h.from);
 	x.h.to = malloc(in->devices * sizeof *x.h.to);

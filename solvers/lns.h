@@ -60,7 +60,8 @@ struct lns_result {
 	                            improvement and a kick refuted, not on
 	                            the clock, the bound or a stop (with
 	                            lns_improve_starts and no start better:
-	                            start 0's run) */
+	                            start 0's run); true when lns_takes
+	                            refuses the instance */
 };
 
 /* Improve *sc (objective *obj, a valid schedule of `in`) in place: on

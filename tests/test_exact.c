@@ -712,6 +712,23 @@ static void test_neighbourhoods_against_brute_force(void **state)
 			instances++;
 		}
 	free(h);
+	{   /* one device: no neighbourhood applies, so a rerun finds nothing */
+		struct instance *one = parse_instance_ok(
+			"{\"name\":\"one\",\"devices\":1,\"microbatches\":1,\"cost\":{\"F\":1,\"B\":1}}");
+		struct schedule *sc = NULL;
+		struct error err = {{0}};
+		assert_int_equal(schedule_parse("{\"schedule\":[[[\"F\",0,0],[\"B\",0,0]]]}",
+						"one.json", &sc, &err), STATUS_OK);
+		int64_t obj = 2;
+		struct lns_options lo = {.time_limit = 1};
+		struct lns_result lr;
+		assert_false(lns_takes(one));
+		assert_int_equal(lns_improve(one, &lo, &sc, &obj, &lr, &err), STATUS_OK);
+		assert_true(lr.local_optimum);
+		assert_int_equal(obj, 2);
+		schedule_free(sc);
+		instance_free(one);
+	}
 	print_message("neighbourhood searches = brute force on %d neighbourhoods of %d instances (%d hold a better schedule); the local search improved %d of %d worst schedules\n",
 		      hoods, instances, better_hoods, improved, instances);
 	assert_true(instances >= 30);
