@@ -282,7 +282,8 @@ static bool defer_weights_apply(const struct instance *in, const struct schedule
 	return true;
 }
 
-struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s)
+struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s,
+					int upto)
 {
 	if (!defer_weights_apply(in, s))
 		return NULL;
@@ -298,7 +299,7 @@ struct schedule *schedule_defer_weights(const struct instance *in, const struct 
 		for (int i = 0; i < r->len; i++) {
 			const struct op *o = &r->ops[i];
 			int64_t dl = in->has_memory ? inst_delta(in, o->kind, o->stage) : 0;
-			if (o->kind == OP_W) {
+			if (o->kind == OP_W && d < upto) {
 				pending[n++] = i;
 				continue;
 			}

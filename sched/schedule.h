@@ -136,8 +136,9 @@ int schedule_same_orders(const struct schedule *a, const struct schedule *b);
 bool schedule_orders_among(struct schedule *const *v, int n, const struct schedule *s);
 
 /*
- * The same schedule with every device's weight passes held back as long as
- * its memory allows: the order of the other ops kept, each W (oldest first)
+ * The same schedule with the weight passes of devices 0..upto-1 held back
+ * as long as their memory allows (upto >= devices: every device's; the
+ * other rows are copied): the order of the other ops kept, each W (oldest first)
  * put in only when the next op that takes memory would not fit without
  * it, the rest at the end of the row (Zero Bubble's deferred W, applied to
  * any schedule). Valid when s is: no op waits for a W, and before an op
@@ -147,7 +148,8 @@ bool schedule_orders_among(struct schedule *const *v, int n, const struct schedu
  * memory. A local search's other start (solvers/lns.c): the W's of a
  * local optimum are often where no neighbourhood moves them all at once.
  */
-struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s);
+struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s,
+					int upto);
 
 /* JSON: {"schedule": [[["F",0,0], ...], ...]} (docs/formats.md); an
  * overlapped pair is one element of two ops, [["F",0,1],["B",1,0]]; kind "I",

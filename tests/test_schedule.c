@@ -604,8 +604,8 @@ static void row_text(const struct sched_row *r, char *buf, size_t n)
  * memory without W0.0 would be 2 + 2 - 1 + 2 = 5 > 4, so W0.0 goes in
  * first (4); W0.1 and W0.2 wait to the end. Device 1: F1.0 B1.0 W1.0 ...:
  * before F1.1 the memory is 1 (+2 = 3), before F1.2 it is 2 (+2 = 4),
- * both fit: every W goes to the end. Without W, or with a W that takes
- * memory, it does not apply.
+ * both fit: every W goes to the end. With upto 1, device 1's row is kept.
+ * Without W, or with a W that takes memory, it does not apply.
  */
 static void test_defer_weights(void **state)
 {
@@ -622,19 +622,25 @@ static void test_defer_weights(void **state)
 			   "[\"W\",1,1],[\"F\",1,2],[\"B\",1,2],[\"W\",1,2]]]}",
 			   "dw.json", &s, &err))
 		fail_msg("%s", err.msg);
-	assert_non_null(d = schedule_defer_weights(in, s));
+	assert_non_null(d = schedule_defer_weights(in, s, 2));
 	char buf[256];
 	row_text(&d->rows[0], buf, sizeof buf);
 	assert_string_equal(buf, "F0.0 F0.1 B0.0 W0.0 F0.2 B0.1 B0.2 W0.1 W0.2");
 	row_text(&d->rows[1], buf, sizeof buf);
 	assert_string_equal(buf, "F1.0 B1.0 F1.1 B1.1 F1.2 B1.2 W1.0 W1.1 W1.2");
 	schedule_free(d);
+	assert_non_null(d = schedule_defer_weights(in, s, 1));   /* device 0's alone */
+	row_text(&d->rows[0], buf, sizeof buf);
+	assert_string_equal(buf, "F0.0 F0.1 B0.0 W0.0 F0.2 B0.1 B0.2 W0.1 W0.2");
+	row_text(&d->rows[1], buf, sizeof buf);
+	assert_string_equal(buf, "F1.0 B1.0 W1.0 F1.1 B1.1 W1.1 F1.2 B1.2 W1.2");
+	schedule_free(d);
 	instance_free(in);
 	in = parse_instance_ok(   /* a W that takes memory back */
 		"{\"name\":\"dw2\",\"devices\":2,\"microbatches\":3,"
 		"\"cost\":{\"F\":1,\"B\":1,\"W\":1},"
 		"\"memory\":{\"F\":1,\"B\":-2,\"W\":1,\"limit\":4}}");
-	assert_null(schedule_defer_weights(in, s));
+	assert_null(schedule_defer_weights(in, s, 2));
 	instance_free(in);
 	schedule_free(s);
 	in = parse_instance_ok("{\"name\":\"fu\",\"devices\":2,\"microbatches\":1,"
@@ -642,7 +648,7 @@ static void test_defer_weights(void **state)
 	if (schedule_parse("{\"schedule\":[[[\"F\",0,0],[\"B\",0,0]],[[\"F\",1,0],[\"B\",1,0]]]}",
 			   "fu.json", &s, &err))
 		fail_msg("%s", err.msg);
-	assert_null(schedule_defer_weights(in, s));   /* no W */
+	assert_null(schedule_defer_weights(in, s, 2));   /* no W */
 	schedule_free(s);
 	instance_free(in);
 	(void)state;
@@ -674,7 +680,7 @@ static void test_defer_weights_valid(void **state)
 				schedule_free(s);
 				continue;
 			}
-			assert_non_null(d = schedule_defer_weights(in, s));
+			assert_non_null(d = schedule_defer_weights(in, s, f % 2 ? in->devices : 1));
 			if (sim_run(sim, d, &r, &err))
 				fail_msg("%s on %s: deferred schedule invalid: %s",
 					 family_at(f)->name, in->name, err.msg);
