@@ -6,9 +6,9 @@
  * device, or two or three consecutive devices' whole orders. A better
  * schedule found replaces the current one and the neighbourhoods start
  * again. Where none improves, a kick: the same schedule with its weight
- * passes deferred (schedule_defer_weights) is descended from, and
- * replaces the local optimum if it ends below it. The search stops when
- * neither improves, or at its time limit.
+ * passes deferred (schedule_defer_weights: every device's, then the first
+ * half's) is descended from, and replaces the local optimum if it ends
+ * below it. The search stops when neither improves, or at its time limit.
  *
  * Why: the GA's mutations change one device's order a few ops at a time,
  * and its decoder times every device greedily; an improvement that needs
