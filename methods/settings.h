@@ -82,7 +82,7 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 			 struct exact_options *o);
 
 /* The exact solve of `solve`: with s->ga_start, a short GA run first (at
- * most 300 generations, 5 % of the time limit, 2 s), seeded with
+ * most 1000 generations, 10 % of the time limit, 2 s), seeded with
  * o->start too, whose schedule (no worse than o->start) is the solve's
  * extra candidate, named "ga"; the GA's time comes off the limit. The proof is still the bound's, the search's
  * or the MILP's; the GA only supplies a schedule. */

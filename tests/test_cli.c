@@ -1833,7 +1833,7 @@ static void test_solve_ga_start(void **state)
 	write_file(tmp("f2p.json"),
 		   "{\"devices\":4,\"microbatches\":16,\"cost\":{\"F\":1,\"B\":2},\"comm\":2,"
 		   "\"memory\":{\"F\":2,\"B\":-2,\"limit\":10}}");
-	RUN(&r, "solve", tmp("f2p.json"), "--time-limit", "60", "--json");   /* GA start: 300 generations, capped at 2 s */
+	RUN(&r, "solve", tmp("f2p.json"), "--time-limit", "60", "--json");   /* GA start: 1000 generations, capped at 2 s */
 	assert_int_equal(r.status, 0);
 	json_t *j = parse_json(r.out);
 	assert_int_equal(get_int(j, "objective"), 96);
