@@ -771,9 +771,7 @@ static void polish_best(struct search *s, struct ga_result *r, bool seeds)
 		r->polish_runs++;
 		r->polish_seconds += clock_seconds() - t;
 	}
-	if (!st && local_optimum) {
-		s->polished = obj;
-	} else if (!st) {   /* cut by the clock: taken up again with twice the time */
+	if (!st && !local_optimum) {   /* cut by the clock: taken up again with twice the time */
 		s->polish_cut = obj;
 		s->polish_cut_seconds = seconds;
 	}
@@ -782,11 +780,11 @@ static void polish_best(struct search *s, struct ga_result *r, bool seeds)
 		struct fitness f = decoder_run(s->pool.dec[0], tmp, &s->pool.stats[0]);
 		if (take_in(s, tmp, f, from >= 0 && from < n ? origin[from] : s->best.origin)) {
 			s->best_polished = true;
-			if (local_optimum)
-				s->polished = f.objective;   /* the best as decoded */
 			r->polish_improvements++;
 		}
 	}
+	if (!st && local_optimum)
+		s->polished = s->best.fit.objective;   /* as decoded, or the best as it was */
 	schedule_free(sc);
 	for (int i = 0; i < n; i++)
 		schedule_free(starts[i]);
