@@ -282,47 +282,51 @@ static bool defer_weights_apply(const struct instance *in, const struct schedule
 	return true;
 }
 
+static int push_op(struct schedule *s, int d, const struct op *o)
+{
+	return schedule_push(s, d, o->kind, o->stage, o->mb) != STATUS_OK;
+}
+
 struct schedule *schedule_defer_weights(const struct instance *in, const struct schedule *s,
 					int upto)
 {
 	if (!defer_weights_apply(in, s))
 		return NULL;
+	int longest = 1;
+	for (int d = 0; d < s->devices; d++)
+		longest = s->rows[d].len > longest ? s->rows[d].len : longest;
 	struct schedule *out = schedule_new(s->devices);
-	int *pending = NULL;
-	for (int d = 0; out && d < s->devices; d++) {
+	const struct op **held = malloc(longest * sizeof *held);   /* the W's held back */
+	if (!out || !held)
+		goto fail;
+	for (int d = 0; d < s->devices; d++) {
 		const struct sched_row *r = &s->rows[d];
 		int64_t used = 0, limit = in->has_limit ? in->limit[d] : INT64_MAX;
 		int head = 0, n = 0;
-		free(pending);
-		if (!(pending = malloc((r->len + 1) * sizeof *pending)))
-			goto fail;
 		for (int i = 0; i < r->len; i++) {
 			const struct op *o = &r->ops[i];
-			int64_t dl = in->has_memory ? inst_delta(in, o->kind, o->stage) : 0;
 			if (o->kind == OP_W && d < upto) {
-				pending[n++] = i;
+				held[n++] = o;
 				continue;
 			}
-			while (dl > 0 && used + dl > limit && head < n) {
-				const struct op *w = &r->ops[pending[head++]];
-				used += in->has_memory ? inst_delta(in, w->kind, w->stage) : 0;
-				if (schedule_push(out, d, w->kind, w->stage, w->mb))
+			int64_t dl = in->has_memory ? inst_delta(in, o->kind, o->stage) : 0;
+			for (; dl > 0 && used + dl > limit && head < n; head++) {
+				used += in->has_memory ? inst_delta(in, OP_W, held[head]->stage) : 0;
+				if (push_op(out, d, held[head]))
 					goto fail;
 			}
 			used += dl;
-			if (schedule_push(out, d, o->kind, o->stage, o->mb))
+			if (push_op(out, d, o))
 				goto fail;
 		}
-		for (; head < n; head++) {
-			const struct op *w = &r->ops[pending[head]];
-			if (schedule_push(out, d, w->kind, w->stage, w->mb))
+		for (; head < n; head++)
+			if (push_op(out, d, held[head]))
 				goto fail;
-		}
 	}
-	free(pending);
+	free(held);
 	return out;
 fail:
-	free(pending);
+	free(held);
 	schedule_free(out);
 	return NULL;
 }

@@ -222,13 +222,13 @@ enum status lns_improve(const struct instance *in, const struct lns_options *o,
 	if (!x.sim || !x.h.from || !x.h.to) {
 		st = err_set(err, "lns: out of memory");
 	} else {
-		/* the kicks in turn: every device's W's, then the first half's;
-		 * a kick that improves starts them again */
-		int D = in->devices, kicks[2] = {D, D / 2}, nk = D / 2 >= 1 ? 2 : 1;
+		/* the kicks in turn: every device's W's, then the first half's
+		 * (lns_takes: at least two devices); one that improves starts
+		 * them again */
+		int kicks[2] = {in->devices, in->devices / 2}, i = 0;
 		bool local = descend(&x, &st);
-		for (int i = 0; local && !st && *obj > o->lower_bound && i < nk; i++)
-			if (kick(&x, kicks[i], &local, &st))
-				i = -1;
+		while (local && !st && *obj > o->lower_bound && i < 2)
+			i = kick(&x, kicks[i], &local, &st) ? 0 : i + 1;
 		r->local_optimum = local && !st;   /* the rounds and the kicks found nothing */
 	}
 	sim_free(x.sim);
