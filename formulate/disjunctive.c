@@ -3,11 +3,26 @@
  * ordering binary y_ab for every pair a < b of ops on one device whose order
  * the precedence graph (with FIFO and memory windows) leaves open; y_ab = 1
  * when a runs first. The closure keeps the binaries to the open pairs only.
+ *
+ * With F&B overlap (instance `overlap`, rho < 1; docs/design.md) a binary
+ * z_q per candidate pair q (an open pair of one F and one B whose
+ * overlapped pair gains, pair_candidates) says that the two run as one
+ * overlapped pair: both end together (so, lasting the same, they start
+ * together), each lasting the pair's D_q = inst_pair_cost(T_F, T_B). An
+ * op's duration is then the linear expression
+ *     dur_o = T_o + sum_{q containing o} (D_q - T_o) z_q,
+ *     sum_{q containing o} z_q <= 1,
+ * and every row that used T_o uses dur_o. A pair charges its F's memory
+ * first (the simulator's rule), so z_q forces y to "F first" and the
+ * memory rows stay as they are. The energetic rows subtract what pairs
+ * may save, and the windows' fixings are left out (their rule assumes
+ * one op at a time).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "formulate/disjunctive.h"
+#include "sched/instance.h"
 #include "formulate/objective.h"
 #include "formulate/schedule_milp.h"
 
@@ -15,6 +30,116 @@ static void op_label(const struct instance *in, int o, char *buf, size_t len)
 {
 	int M = in->microbatches, L = in->stages;
 	snprintf(buf, len, "%s%d_%d", op_kind_name(o / (L * M)), o / M % L, o % M);
+}
+
+static int kind_of(const struct sched_milp *sm, int o)
+{
+	return o / (sm->in->stages * sm->in->microbatches);
+}
+
+/*
+ * Overlapped-pair candidates: the open pairs (a, b) of one F and one B
+ * (any stages of one device, neither preceding the other) whose pair
+ * lasts less than the two back to back, D = inst_pair_cost(T_F, T_B) <
+ * T_F + T_B. A pair that gains nothing is no better than its F and then
+ * its B: the F starts no later, the B ends no later, the memory is
+ * charged in the same order. Also each op's longest duration, for the
+ * big-M's. Must follow open_pairs.
+ */
+static enum status pair_candidates(struct sched_milp *sm, struct error *err)
+{
+	struct disjunctive *dj = sm->data;
+	const struct opgraph *g = sm->g;
+	int n = g->n;
+	dj->max_dur = malloc(n * sizeof *dj->max_dur);
+	dj->fb_of = malloc((dj->npairs + 1) * sizeof *dj->fb_of);
+	dj->fb_start = calloc(n + 1, sizeof *dj->fb_start);
+	if (!dj->max_dur || !dj->fb_of || !dj->fb_start)
+		return err_set(err, "formulation: out of memory");
+	for (int o = 0; o < n; o++)
+		dj->max_dur[o] = g->dur[o];
+	for (int p = 0; p < dj->npairs; p++)
+		dj->fb_of[p] = -1;
+	if (!inst_pairs_gain(sm->in))
+		return STATUS_OK;
+	dj->fb = malloc((dj->npairs + 1) * sizeof *dj->fb);
+	dj->fb_dur = malloc((dj->npairs + 1) * sizeof *dj->fb_dur);
+	dj->fb_col = malloc((dj->npairs + 1) * sizeof *dj->fb_col);
+	if (!dj->fb || !dj->fb_dur || !dj->fb_col)
+		return err_set(err, "formulation: out of memory");
+	for (int p = 0; p < dj->npairs; p++) {
+		int a = dj->pair[p][0], b = dj->pair[p][1];
+		int ka = kind_of(sm, a), kb = kind_of(sm, b);
+		if (!((ka == OP_F && kb == OP_B) || (ka == OP_B && kb == OP_F)))
+			continue;
+		int64_t D = inst_pair_cost(sm->in, g->dur[a], g->dur[b]);
+		if (D >= g->dur[a] + g->dur[b])
+			continue;
+		dj->fb_of[p] = dj->nfb;
+		dj->fb[dj->nfb] = p;
+		dj->fb_dur[dj->nfb++] = D;
+		dj->fb_start[a + 1]++;
+		dj->fb_start[b + 1]++;
+		dj->max_dur[a] = D > dj->max_dur[a] ? D : dj->max_dur[a];
+		dj->max_dur[b] = D > dj->max_dur[b] ? D : dj->max_dur[b];
+	}
+	for (int o = 0; o < n; o++)
+		dj->fb_start[o + 1] += dj->fb_start[o];
+	dj->fb_list = malloc((2 * dj->nfb + 1) * sizeof *dj->fb_list);
+	int *fill = calloc(n, sizeof *fill);
+	if (!dj->fb_list || !fill) {
+		free(fill);
+		return err_set(err, "formulation: out of memory");
+	}
+	for (int q = 0; q < dj->nfb; q++)
+		for (int s = 0; s < 2; s++) {
+			int o = dj->pair[dj->fb[q]][s];
+			dj->fb_list[dj->fb_start[o] + fill[o]++] = q;
+		}
+	free(fill);
+	return STATUS_OK;
+}
+
+/* The candidates op o belongs to. */
+static int pairs_of(const struct disjunctive *dj, int o)
+{
+	return dj->nfb ? dj->fb_start[o + 1] - dj->fb_start[o] : 0;
+}
+
+/* The most candidates any op belongs to (row buffers). */
+static int most_pairs(const struct sched_milp *sm)
+{
+	const struct disjunctive *dj = sm->data;
+	int most = 0;
+	for (int o = 0; o < sm->g->n; o++)
+		most = pairs_of(dj, o) > most ? pairs_of(dj, o) : most;
+	return most;
+}
+
+/* Append -sign (D_q - T_o) z_q for every candidate q of op o to a row at
+ * n: with sign 1, "E_o - dur_o" is E_o - T_o plus these terms. */
+static int dur_terms(const struct sched_milp *sm, int o, double sign, int *cols,
+		     double *vals, int n)
+{
+	const struct disjunctive *dj = sm->data;
+	for (int e = 0; e < pairs_of(dj, o); e++) {
+		int q = dj->fb_list[dj->fb_start[o] + e];
+		cols[n] = dj->fb_col[q];
+		vals[n++] = -sign * (double)(dj->fb_dur[q] - sm->g->dur[o]);
+	}
+	return n;
+}
+
+/* Op o's duration in a solution x. */
+static double dur_at(const struct sched_milp *sm, const double *x, int o)
+{
+	const struct disjunctive *dj = sm->data;
+	for (int e = 0; e < pairs_of(dj, o); e++) {
+		int q = dj->fb_list[dj->fb_start[o] + e];
+		if (x[dj->fb_col[q]] > 0.5)
+			return (double)dj->fb_dur[q];
+	}
+	return (double)sm->g->dur[o];
 }
 
 /*
@@ -62,8 +187,8 @@ static enum status window_pairs(struct sched_milp *sm, struct error *err)
 	if (!dj->fixed)
 		return err_set(err, "formulation: out of memory");
 	memset(dj->fixed, -1, dj->npairs + 1);
-	if (sm->lower < sm->upper)
-		return STATUS_OK;   /* not a target */
+	if (sm->lower < sm->upper || dj->nfb)
+		return STATUS_OK;   /* not a target, or ops that may overlap */
 	dj->start_lb = malloc(g->n * sizeof *dj->start_lb);
 	dj->end_ub = malloc(g->n * sizeof *dj->end_ub);
 	if (!dj->start_lb || !dj->end_ub)
@@ -81,22 +206,35 @@ static enum status window_pairs(struct sched_milp *sm, struct error *err)
 
 /*
  * Precedence: for every arc i -> k with lag l,
- *     E_k - E_i >= T_k + l
- * One row per arc.
+ *     E_k - E_i >= dur_k + l
+ * One row per arc. With pairs also each candidate's op's start at or
+ * after its head, E_o - dur_o >= head_o (without them the column's lower
+ * bound says it).
  */
-static void precedence_rows(struct sched_milp *sm)
+static void precedence_rows(struct sched_milp *sm, int *cols, double *vals)
 {
 	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
-	for (int k = 0; k < g->n; k++)
+	for (int k = 0; k < g->n; k++) {
 		for (int e = g->pred_start[k]; e < g->pred_start[k + 1]; e++) {
 			int i = g->pred[e].op;
-			int cols[2] = {dj->end_col[k], dj->end_col[i]};
-			double vals[2] = {1, -1};
-			milp_add_row(sm->milp, 2, cols, vals,
+			cols[0] = dj->end_col[k];
+			cols[1] = dj->end_col[i];
+			vals[0] = 1;
+			vals[1] = -1;
+			int n = dur_terms(sm, k, 1, cols, vals, 2);
+			milp_add_row(sm->milp, n, cols, vals,
 				     (double)(g->dur[k] + g->pred[e].lag), MILP_INF,
 				     "prec_%d_%d", i, k);
 		}
+		if (pairs_of(dj, k)) {
+			cols[0] = dj->end_col[k];
+			vals[0] = 1;
+			int n = dur_terms(sm, k, 1, cols, vals, 1);
+			milp_add_row(sm->milp, n, cols, vals, (double)(g->head[k] + g->dur[k]),
+				     MILP_INF, "head_%d", k);
+		}
+	}
 }
 
 /* Open pairs: same device, neither must precede the other. */
@@ -113,37 +251,84 @@ static enum status open_pairs(struct sched_milp *sm, struct error *err)
 
 /*
  * Device order: for an open pair (a, b), y = 1 when a runs first, and
- *     E_b - E_a >= T_b - M1 (1 - y)        (a first: b ends T_b after a)
- *     E_a - E_b >= T_a - M2 y              (b first)
- * with M1 = T_b + ub(E_a) - lb(E_b) and M2 = T_a + ub(E_b) - lb(E_a), the
- * least that makes a row vacuous when it does not apply (the columns'
- * bounds come from the horizon, never from a loose sum). One binary and
- * two rows per open pair.
+ *     E_b - E_a >= dur_b - M1 (1 - y)      (a first: b ends dur_b after a)
+ *     E_a - E_b >= dur_a - M2 y            (b first)
+ * with M1 = max dur_b + ub(E_a) - lb(E_b) and M2 = max dur_a + ub(E_b) -
+ * lb(E_a), the least that makes a row vacuous when it does not apply (the
+ * columns' bounds come from the horizon, never from a loose sum). One
+ * binary and two rows per open pair. A candidate pair q of the two also
+ * has its z_q, which lifts both rows (- M z_q) and when 1 makes them end
+ * together,
+ *     E_a - E_b <= (ub(E_a) - lb(E_b)) (1 - z_q), and the same mirrored,
+ * with the F first for memory: z_q <= y (a the F) or z_q <= 1 - y.
  */
-static void order_rows(struct sched_milp *sm)
+static void order_rows(struct sched_milp *sm, int *cols, double *vals)
 {
 	struct disjunctive *dj = sm->data;
-	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
 	dj->pair_col = malloc((dj->npairs + 1) * sizeof(int));
 	if (!dj->pair_col) {
 		m->failed = true;
 		return;
 	}
+	for (int p = 0; p < dj->npairs; p++) {   /* the binaries first: rows read every z */
+		int a = dj->pair[p][0], b = dj->pair[p][1], q = dj->fb_of[p];
+		double lo = dj->fixed[p] == 1 ? 1 : 0, hi = dj->fixed[p] == 0 ? 0 : 1;
+		dj->pair_col[p] = milp_add_col(m, lo, hi, 0, true, "y_%d_%d", a, b);
+		if (q >= 0)
+			dj->fb_col[q] = milp_add_col(m, 0, 1, 0, true, "z_%d_%d", a, b);
+	}
 	for (int p = 0; p < dj->npairs; p++) {
 		int a = dj->pair[p][0], b = dj->pair[p][1];
-		int ca = dj->end_col[a], cb = dj->end_col[b];
-		double Ta = (double)g->dur[a], Tb = (double)g->dur[b];
-		double M1 = Tb + m->cols[ca].ub - m->cols[cb].lb;
-		double M2 = Ta + m->cols[cb].ub - m->cols[ca].lb;
+		int ca = dj->end_col[a], cb = dj->end_col[b], q = dj->fb_of[p];
+		double M1 = (double)dj->max_dur[b] + m->cols[ca].ub - m->cols[cb].lb;
+		double M2 = (double)dj->max_dur[a] + m->cols[cb].ub - m->cols[ca].lb;
 		M1 = M1 > 0 ? M1 : 0;
 		M2 = M2 > 0 ? M2 : 0;
-		double lo = dj->fixed[p] == 1 ? 1 : 0, hi = dj->fixed[p] == 0 ? 0 : 1;
-		int y = dj->pair_col[p] = milp_add_col(m, lo, hi, 0, true, "y_%d_%d", a, b);
-		int c1[3] = {cb, ca, y}, c2[3] = {ca, cb, y};
-		double v1[3] = {1, -1, -M1}, v2[3] = {1, -1, M2};
-		milp_add_row(m, 3, c1, v1, Tb - M1, MILP_INF, "ord_%d_%d", a, b);
-		milp_add_row(m, 3, c2, v2, Ta, MILP_INF, "ord_%d_%d_r", a, b);
+		int y = dj->pair_col[p], z = q < 0 ? -1 : dj->fb_col[q];
+		int n = 0;
+		cols[n] = cb, vals[n++] = 1;
+		cols[n] = ca, vals[n++] = -1;
+		cols[n] = y, vals[n++] = -M1;
+		if (z >= 0)
+			cols[n] = z, vals[n++] = M1;
+		n = dur_terms(sm, b, 1, cols, vals, n);   /* z_q twice: milp_add_row adds them */
+		milp_add_row(m, n, cols, vals, (double)sm->g->dur[b] - M1, MILP_INF, "ord_%d_%d", a, b);
+		n = 0;
+		cols[n] = ca, vals[n++] = 1;
+		cols[n] = cb, vals[n++] = -1;
+		cols[n] = y, vals[n++] = M2;
+		if (z >= 0)
+			cols[n] = z, vals[n++] = M2;
+		n = dur_terms(sm, a, 1, cols, vals, n);
+		milp_add_row(m, n, cols, vals, (double)sm->g->dur[a], MILP_INF, "ord_%d_%d_r", a, b);
+		if (z < 0)
+			continue;
+		double Mab = m->cols[ca].ub - m->cols[cb].lb, Mba = m->cols[cb].ub - m->cols[ca].lb;
+		Mab = Mab > 0 ? Mab : 0;
+		Mba = Mba > 0 ? Mba : 0;
+		int cs[3] = {ca, cb, z}, cf[2] = {z, y};
+		double vs[3] = {1, -1, Mab}, ws[3] = {-1, 1, Mba};
+		milp_add_row(m, 3, cs, vs, -MILP_INF, Mab, "pair_%d_%d", a, b);
+		milp_add_row(m, 3, cs, ws, -MILP_INF, Mba, "pair_%d_%d_r", a, b);
+		bool a_is_f = kind_of(sm, a) == OP_F;   /* its F is charged first */
+		double vf[2] = {1, a_is_f ? -1 : 1};
+		milp_add_row(m, 2, cf, vf, -MILP_INF, a_is_f ? 0 : 1, "pairf_%d_%d", a, b);
+	}
+}
+
+/* Each op in at most one overlapped pair. */
+static void one_pair_rows(struct sched_milp *sm, int *cols, double *vals)
+{
+	const struct disjunctive *dj = sm->data;
+	for (int o = 0; o < sm->g->n; o++) {
+		if (pairs_of(dj, o) < 2)
+			continue;
+		for (int e = 0; e < pairs_of(dj, o); e++) {
+			cols[e] = dj->fb_col[dj->fb_list[dj->fb_start[o] + e]];
+			vals[e] = 1;
+		}
+		milp_add_row(sm->milp, pairs_of(dj, o), cols, vals, -MILP_INF, 1, "one_%d", o);
 	}
 }
 
@@ -239,7 +424,7 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
  * Span: first_d <= E_o - T_o for ops that may start device d, last_d >= E_o
  * for ops that may end it, S >= last_d - first_d.
  */
-static void objective_rows(struct sched_milp *sm)
+static void objective_rows(struct sched_milp *sm, int *cols, double *vals)
 {
 	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
@@ -254,10 +439,13 @@ static void objective_rows(struct sched_milp *sm)
 			milp_add_row(m, 2, c, v, 0, MILP_INF, "cmax_%d", o);
 			continue;
 		}
-		if (g->dev_first[o]) {
-			int c[2] = {dj->end_col[o], sm->first_col[d]};
-			double v[2] = {1, -1};
-			milp_add_row(m, 2, c, v, (double)g->dur[o], MILP_INF, "first_%d", o);
+		if (g->dev_first[o]) {   /* first_d <= E_o - dur_o */
+			cols[0] = dj->end_col[o];
+			cols[1] = sm->first_col[d];
+			vals[0] = 1;
+			vals[1] = -1;
+			int n = dur_terms(sm, o, 1, cols, vals, 2);
+			milp_add_row(m, n, cols, vals, (double)g->dur[o], MILP_INF, "first_%d", o);
 		}
 		if (g->dev_last[o]) {
 			int c[2] = {sm->last_col[d], dj->end_col[o]};
@@ -274,14 +462,22 @@ static void objective_rows(struct sched_milp *sm)
  *     C >= E_i + sum_{k after i, fixed} T_k + sum_{open (i,k)} T_k [i before k]
  * (for the span, C is S + first_d). One row per op; with the device's
  * provably first op it is the device-load bound first start + load.
+ *
+ * With overlapped pairs the ops after i take at least their costs less
+ * what their pairs save, s_q = T_a + T_b - D_q for each pair q of two of
+ * them; the row subtracts s_q z_q for every candidate whose two ops may
+ * both follow i (neither precedes i nor is i: a superset, so still a
+ * bound). And when i is the F of a pair with k, k runs with i, not after
+ * it (z_q forces y to "i first"): its term is T_k ([i before k] - z_q).
  */
 static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 {
 	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
-	int *cols = malloc((dj->npairs + 3) * sizeof(int));
-	double *vals = malloc((dj->npairs + 3) * sizeof(double));
+	int width = dj->npairs + dj->nfb + 3;
+	int *cols = malloc(width * sizeof(int));
+	double *vals = malloc(width * sizeof(double));
 	if (!cols || !vals) {
 		m->failed = true;
 		free(cols);
@@ -313,6 +509,18 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 				vals[n++] = T;           /* i = b runs first when y = 0 */
 				rhs += T;
 			}
+			if (dj->fb_of[p] >= 0 && kind_of(sm, i) == OP_F) {
+				cols[n] = dj->fb_col[dj->fb_of[p]];
+				vals[n++] = T;   /* paired with i: not after it */
+			}
+		}
+		for (int q = 0; q < dj->nfb; q++) {
+			int a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
+			if (g->device[a] != d || a == i || b == i || opgraph_precedes(g, a, i) ||
+			    opgraph_precedes(g, b, i))
+				continue;
+			cols[n] = dj->fb_col[q];
+			vals[n++] = (double)(g->dur[a] + g->dur[b] - dj->fb_dur[q]);
 		}
 		if (rhs > 0)
 			milp_add_row(m, n, cols, vals, rhs, MILP_INF, "energy_%d", i);
@@ -324,24 +532,45 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 {
 	struct pair_index ix = {0};
-	if (!(sm->data = calloc(1, sizeof(struct disjunctive))))
+	struct disjunctive *dj = sm->data = calloc(1, sizeof(struct disjunctive));
+	if (!dj)
 		return err_set(err, "formulation: out of memory");
-	if (open_pairs(sm, err) || window_pairs(sm, err) || end_columns(sm, err))
+	if (open_pairs(sm, err) || pair_candidates(sm, err) || window_pairs(sm, err) ||
+	    end_columns(sm, err))
 		return STATUS_ERROR;
-	objective_columns(sm);
-	precedence_rows(sm);
-	order_rows(sm);
-	if (!index_pairs(sm, &ix)) {
+	/* row buffers: three ops' columns, a binary or two, and one op's z's */
+	int width = most_pairs(sm) + 6;
+	int *cols = malloc(width * sizeof *cols);
+	double *vals = malloc(width * sizeof *vals);
+	if (!cols || !vals || !index_pairs(sm, &ix)) {
+		free(cols);
+		free(vals);
 		free(ix.start);
 		free(ix.list);
 		return err_set(err, "formulation: out of memory");
 	}
+	objective_columns(sm);
+	order_rows(sm, cols, vals);   /* the binaries: precedence rows use the z's */
+	precedence_rows(sm, cols, vals);
+	one_pair_rows(sm, cols, vals);
 	memory_rows(sm, &ix);
-	objective_rows(sm);
+	objective_rows(sm, cols, vals);
 	energetic_rows(sm, &ix);
+	free(cols);
+	free(vals);
 	free(ix.start);
 	free(ix.list);
 	return STATUS_OK;
+}
+
+/* Whether ops a and b, next to each other on their device at pos[], are
+ * listed as one overlapped pair (the later one marked with_prev). */
+static bool paired_in(const struct sched_milp *sm, const struct schedule *s, int a, int b,
+		      const int *pos)
+{
+	int later = pos[a] > pos[b] ? a : b;
+	const struct sched_row *row = &s->rows[sm->g->device[later]];
+	return row->ops[pos[later]].with_prev;
 }
 
 /* Position of each op in its device's order; -1 if absent. */
@@ -361,7 +590,9 @@ static int *positions(const struct sched_milp *sm, const struct schedule *s)
 }
 
 /* A schedule's point: its end times, and y_ab = 1 when a comes first on
- * the device. */
+ * the device; an overlapped pair of the schedule sets its z and puts its F
+ * first (its two ops are next to each other in the row, so every other
+ * op's y is the same either way). */
 static bool disjunctive_point(const struct sched_milp *sm, const struct schedule *s,
 			      const struct sim_result *r, double *x)
 {
@@ -371,22 +602,44 @@ static bool disjunctive_point(const struct sched_milp *sm, const struct schedule
 		return false;
 	for (int o = 0; o < sm->g->n; o++)
 		x[dj->end_col[o]] = (double)r->end[o];
-	for (int p = 0; p < dj->npairs; p++)
-		x[dj->pair_col[p]] = pos[dj->pair[p][0]] < pos[dj->pair[p][1]];
+	for (int p = 0; p < dj->npairs; p++) {
+		int a = dj->pair[p][0], b = dj->pair[p][1], q = dj->fb_of[p];
+		bool together = q >= 0 && sm->in->has_overlap && pos[a] >= 0 && pos[b] >= 0 &&
+				(pos[a] - pos[b] == 1 || pos[b] - pos[a] == 1) &&
+				paired_in(sm, s, a, b, pos);
+		x[dj->pair_col[p]] = together ? kind_of(sm, a) == OP_F : pos[a] < pos[b];
+		if (q >= 0)
+			x[dj->fb_col[q]] = together;
+	}
 	free(pos);
 	return true;
 }
 
-/* A solution's times: E_o, and E_o - T_o. */
+/* A solution's times: E_o, and E_o - dur_o. */
 static void disjunctive_times(const struct sched_milp *sm, const double *x, int o,
 			      double *start, double *end)
 {
 	const struct disjunctive *dj = sm->data;
 	*end = x[dj->end_col[o]];
-	*start = *end - (double)sm->g->dur[o];
+	*start = *end - dur_at(sm, x, o);
 }
 
-/* The order of an open pair is its binary: y_ab = 1 puts a first. */
+/* The op that runs with o as one overlapped pair in x, or -1. */
+static int disjunctive_partner(const struct sched_milp *sm, const double *x, int o)
+{
+	const struct disjunctive *dj = sm->data;
+	for (int e = 0; e < pairs_of(dj, o); e++) {
+		int q = dj->fb_list[dj->fb_start[o] + e];
+		if (x[dj->fb_col[q]] > 0.5) {
+			const int *p = dj->pair[dj->fb[q]];
+			return p[0] == o ? p[1] : p[0];
+		}
+	}
+	return -1;
+}
+
+/* The order of an open pair is its binary: y_ab = 1 puts a first (an
+ * overlapped pair's F first, as its z forces). */
 static int disjunctive_tie(const struct sched_milp *sm, const double *x, int a, int b)
 {
 	const struct disjunctive *dj = sm->data;
@@ -410,6 +663,13 @@ static void disjunctive_free(void *data)
 	free(dj->start_lb);
 	free(dj->end_ub);
 	free(dj->fixed);
+	free(dj->fb);
+	free(dj->fb_of);
+	free(dj->fb_col);
+	free(dj->fb_dur);
+	free(dj->fb_start);
+	free(dj->fb_list);
+	free(dj->max_dur);
 	free(dj);
 }
 
@@ -420,5 +680,7 @@ const struct formulation formulation_disjunctive = {
 	.point = disjunctive_point,
 	.times = disjunctive_times,
 	.tie = disjunctive_tie,
+	.partner = disjunctive_partner,
 	.free_data = disjunctive_free,
+	.pairs = true,
 };

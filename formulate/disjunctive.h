@@ -6,6 +6,8 @@
 #ifndef PIPEOPT_DISJUNCTIVE_H
 #define PIPEOPT_DISJUNCTIVE_H
 
+#include <stdint.h>
+
 struct disjunctive {
 	int *end_col;           /* [n] column of E_o */
 	int npairs;
@@ -15,6 +17,15 @@ struct disjunctive {
 	int64_t *end_ub;        /* [n] latest end, tightened */
 	signed char *fixed;     /* [npairs] 1: a before b in every solution,
 	                           0: b before a, -1: open */
+	/* F&B overlap (instance `overlap`, rho < 1): the open pairs of one F
+	 * and one B whose overlapped pair gains (inst_pair_cost below the sum) */
+	int nfb;
+	int *fb;                /* [nfb] index into pair[] */
+	int *fb_of;             /* [npairs] the candidate of each open pair, or -1 */
+	int *fb_col;            /* [nfb] z = 1: the two run as one pair */
+	int64_t *fb_dur;        /* [nfb] the pair's duration */
+	int *fb_start, *fb_list;   /* CSR over ops: the candidates an op is in */
+	int64_t *max_dur;       /* [n] the longest an op can last (alone or paired) */
 };
 
 #endif

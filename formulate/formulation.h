@@ -47,10 +47,16 @@ struct formulation {
 	 * start together in x and whose order the graph leaves open, < 0 when
 	 * x runs a first, > 0 when it runs b first, 0 when x does not say. */
 	int (*tie)(const struct sched_milp *sm, const double *x, int a, int b);
+	/* Optional (NULL: never): the op that runs with op o as one
+	 * overlapped F&B pair in x, or -1. */
+	int (*partner)(const struct sched_milp *sm, const double *x, int o);
 	void (*free_data)(void *data);   /* accepts NULL */
 	/* Optional: the binaries the model would have at `horizon` (to decide
 	 * beforehand), or -1 when the horizon is below an op's longest path. */
 	long (*size)(const struct opgraph *g, int64_t horizon);
+	/* Whether the model holds overlapped F&B pairs (instance `overlap`):
+	 * only such a formulation may solve an instance where pairs gain. */
+	bool pairs;
 };
 
 /* Registry, in the order help texts list it. formulation_at asserts

@@ -43,7 +43,10 @@ static bool arc_add(struct arc_list *a, int from, int to, int64_t lag)
  * when a = F delta > 0 and b, w <= 0 (so more B's and W's only lower it).
  * Every other stage on the device holds a prefix of F, F+B, F+B+W, all
  * >= 0 when its W delta is <= 0. With K = floor(limit / a), (K+1) a
- * exceeds the limit: B(l,j) must start before F(l,j+K), an arc.
+ * exceeds the limit: B(l,j) must start before F(l,j+K), an arc. With
+ * F&B overlap the two cannot run as one pair either: a pair charges its F
+ * first, at the same count. So F(l,j+K) starts after B(l,j), or the pair
+ * B(l,j) runs in, has ended.
  */
 static bool window_arcs(const struct instance *in, struct arc_list *a, int *count)
 {
@@ -257,8 +260,10 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 	}
 	/* the ranks' releases (sched/bound.c) hold for FIFO schedules, which
 	 * the FIFO arcs above make every solution; if they cannot be computed
-	 * the arcs alone give the heads */
-	int64_t *rel = malloc(g->n * sizeof *rel);
+	 * the arcs alone give the heads. Not where F&B pairs gain: the ranks
+	 * run one op at a time, and a pair runs two (the arcs' heads and
+	 * tails hold: a paired op lasts at least its own cost) */
+	int64_t *rel = inst_pairs_gain(in) ? NULL : malloc(g->n * sizeof *rel);
 	struct error ignored;
 	if (rel && bound_releases(in, rel, &ignored)) {
 		free(rel);

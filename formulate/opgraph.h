@@ -16,7 +16,9 @@
  * earlier consumer, so every dependency still holds with the same times,
  * and memory is unchanged because it depends on op kinds only. Repeating
  * this sorts every (stage, kind) into micro-batch order without changing
- * any device's op times: an optimal schedule stays optimal.
+ * any device's op times: an optimal schedule stays optimal. Overlapped
+ * F&B pairs constrain times and kinds, not labels, so they survive the
+ * swaps.
  *
  * Heads, tails and the transitive closure follow from the arcs.
  */

@@ -88,7 +88,8 @@ static int tie_order(const struct sched_milp *sm, const double *x, int a, int b)
 }
 
 /* By start time; among equal starts, zero-length ops (which free their
- * memory at once) first, then the solution's order. */
+ * memory at once) first, then the solution's order (an overlapped pair's
+ * two ops start together, its F first: decode joins them). */
 static int by_start(const struct sched_milp *sm, const double *x,
 		    const struct keyed_op *a, const struct keyed_op *b)
 {
@@ -141,7 +142,14 @@ enum status sched_milp_decode(const struct sched_milp *sm, const double *x,
 		sort_ops(sm, x, ops, k);
 		for (int i = 0; i < k; i++) {
 			int o = ops[i].op;
-			schedule_push(s, d, o / (L * M), o / M % L, o % M);
+			if (schedule_push(s, d, o / (L * M), o / M % L, o % M) ||
+			    (i > 0 && sm->form->partner &&
+			     sm->form->partner(sm, x, o) == ops[i - 1].op &&
+			     schedule_join_last(s, d))) {
+				free(ops);
+				schedule_free(s);
+				return err_set(err, "decode: out of memory");
+			}
 		}
 	}
 	free(ops);

@@ -687,7 +687,10 @@ static enum status milp_auto(struct exact_run *x)
 	const struct formulation *dj = formulation_find("disjunctive");
 	const struct formulation *ti = formulation_find("time-indexed");
 	struct exact_result *r = x->r;
-	assert(dj && ti && ti->size);
+	assert(dj && ti && ti->size && dj->pairs);
+	/* F&B overlap: the disjunctive model alone holds the pairs */
+	if (inst_pairs_gain(x->in))
+		return disjunctive_passes(x, dj);
 	/* split backward (F, B, W), makespan: the time-indexed targets first,
 	 * for two thirds of the time, then the disjunctive model. Measured
 	 * (CBC, 60 s, p activations, comm 1, unit costs): targets alone prove
@@ -756,6 +759,9 @@ static enum status solve_milp(struct exact_run *x)
 			       solver_names(known, sizeof known, ", "));
 	if (chosen_formulation(x, &form))
 		return STATUS_ERROR;
+	if (form && !form->pairs && inst_pairs_gain(x->in))
+		return err_set(x->err, "formulation '%s' does not model overlapped F&B pairs (instance '%s' has overlap): use disjunctive or auto",
+			       form->name, x->in->name);
 	struct opgraph *g = opgraph_new(x->in, x->err);
 	if (!g)
 		return STATUS_ERROR;
@@ -793,8 +799,8 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	bool span = in->objective == OBJ_SPAN;
 	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || !bnb_takes(in))
 		return STATUS_OK;
-	/* The search's time. Span: half (the MILP only relaxes it). With F&B
-	 * overlap or recompute no MILP follows (it models neither): 95 %. Makespan
+	/* The search's time. Span: half (the MILP only relaxes it). With
+	 * recompute or offload no MILP follows (it models neither): 95 %. Makespan
 	 * with a MILP to follow: a tenth, and at most BNB_MAKESPAN_CAP s, also
 	 * without a limit. Its proofs come fast or not at all: every one on
 	 * the bench grid and the new classes came within 2.3 s of the whole
@@ -804,7 +810,7 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * search_share replaces the share and lifts the cap; without a limit
 	 * the uncapped makespan search gets 10 s. */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	bool no_milp = inst_has_decisions(in);   /* the MILPs model none of them */
+	bool no_milp = in->has_recompute || in->has_offload;   /* no MILP models them */
 	bool given = o->search_share > 0 && o->search_share <= 1;
 	bool capped = !span && !no_milp && !given;
 	double share = given ? o->search_share : no_milp ? 0.95 : span ? 0.5 : 0.1;
@@ -1021,12 +1027,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		/* the MILPs keep every activation on the device and have no
 		 * copy channel: the same, offload_not_modelled */
 		r->unproven = "offload_not_modelled";
-	} else if (inst_pairs_gain(in)) {
-		/* the MILPs time every op alone: on an instance with F&B overlap
-		 * their optimum is not the instance's, so beyond the exact
-		 * search no proof but the bound's (which models the pairs) */
-		r->unproven = "overlap_not_modelled";
 	} else {
+		/* with F&B overlap too: the disjunctive model holds the pairs */
 		if (o->test_bound_slack > 0)
 			r->bound = r->bound > o->test_bound_slack ? r->bound - o->test_bound_slack : 0;
 		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,

@@ -56,11 +56,12 @@ struct exact_options {
 struct exact_result {
 	const char *status;          /* "optimal", "feasible", "time_limit" */
 	const char *stopped_by;      /* when not proven: "interrupt" (common/stop.h),
-	                                "time_limit", or "overlap_not_modelled"
-	                                (F&B overlap: no exact method models the
-	                                pairs yet, only the bound does); NULL
-	                                when proven */
-	const char *unproven;        /* "overlap_not_modelled", or NULL */
+	                                "time_limit", "recompute_not_modelled" or
+	                                "offload_not_modelled" (no MILP models
+	                                those decisions: beyond the exact search
+	                                only the bound proves); NULL when proven */
+	const char *unproven;        /* "recompute_not_modelled",
+	                                "offload_not_modelled", or NULL */
 	bool certified;
 	const char *certified_by;    /* "bound", "solver", "search" (bnb.h), or NULL */
 	struct schedule *schedule;   /* the best schedule found (owned) */

@@ -538,6 +538,76 @@ static bool roundtrip_one(const char *what, const struct instance *in,
 	return fifo;
 }
 
+/*
+ * Overlapped F&B pairs in the disjunctive model, by hand. One device, one
+ * stage, two micro-batches, F = B = 2, overlap rho 0 (a pair lasts
+ * max(2, 2) = 2). FIFO and F -> B close every order but F(0,1) against
+ * B(0,0): one open pair, one candidate, so two binaries (y and z). The
+ * schedule F0, (F1 & B0), B1 ends at 2 + 2 + 2 = 6 (8 back to back): its
+ * point lies in the model and decodes to itself, pair and all. With
+ * memory F +1, B -1 and limit 1 the pair is invalid (its F is charged
+ * first: F0's and F1's activations, 2 > 1); the memory window B(0,0) ->
+ * F(0,1) (opgraph.c) then orders the two, so no pair is open, and the
+ * pair's point lies outside the model.
+ */
+static void test_disjunctive_pairs_by_hand(void **state)
+{
+	(void)state;
+	static const char *const json[2] = {
+		"{\"devices\":1,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2},"
+		"\"overlap\":{\"factor\":0}}",
+		"{\"devices\":1,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2},"
+		"\"overlap\":{\"factor\":0},\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}"};
+	for (int k = 0; k < 2; k++) {
+		struct instance *in = parse_instance_ok(json[k]);
+		struct opgraph *g = graph_ok(in);
+		struct sched_milp *sm = build_ok(in, g, form_named("disjunctive"), 8, 0, 8);
+		const struct disjunctive *dj = sm->data;
+		assert_int_equal(dj->npairs, 1 - k);
+		assert_int_equal(dj->nfb, 1 - k);
+		assert_int_equal(milp_binaries(sm->milp), 2 - 2 * k);
+		struct schedule *s = schedule_new(1);
+		schedule_push(s, 0, OP_F, 0, 0);
+		schedule_push(s, 0, OP_F, 0, 1);
+		schedule_push(s, 0, OP_B, 0, 0);
+		assert_int_equal(schedule_join_last(s, 0), STATUS_OK);
+		schedule_push(s, 0, OP_B, 0, 1);
+		struct sim *sim = sim_new(in);
+		struct sim_result sr;
+		struct error err = {{0}};
+		double *x = calloc(sm->milp->ncols, sizeof *x);
+		if (k == 0) {
+			assert_int_equal(dj->fb_dur[0], 2);
+			assert_int_equal(sim_run(sim, s, &sr, &err), STATUS_OK);
+			assert_int_equal(sr.makespan, 6);
+			assert_true(sched_milp_point(sm, s, &sr, x));
+			assert_double_near(milp_objective(sm->milp, x), 6, 1e-9);
+			struct schedule *back = NULL;
+			assert_int_equal(sched_milp_decode(sm, x, &back, &err), STATUS_OK);
+			assert_true(schedule_equal(back, s));
+			schedule_free(back);
+		} else {
+			/* the simulator refuses it, and the model has no point for it */
+			assert_int_equal(sim_run(sim, s, &sr, &err), STATUS_ERROR);
+			struct sim *plain = sim_new(in);
+			struct schedule *t = schedule_new(1);
+			schedule_push(t, 0, OP_F, 0, 0);
+			schedule_push(t, 0, OP_F, 0, 1);
+			schedule_push(t, 0, OP_B, 0, 0);
+			schedule_push(t, 0, OP_B, 0, 1);
+			assert_int_equal(sim_run(plain, t, &sr, &err), STATUS_ERROR);   /* 2 > 1 */
+			schedule_free(t);
+			sim_free(plain);
+		}
+		free(x);
+		sim_free(sim);
+		schedule_free(s);
+		sched_milp_free(sm);
+		opgraph_free(g);
+		instance_free(in);
+	}
+}
+
 static void test_point_decode_roundtrip(void **state)
 {
 	int checked = 0;
@@ -1399,6 +1469,7 @@ int main(void)
 		cmocka_unit_test(test_disjunctive_tiny_chain),
 		cmocka_unit_test(test_point_fifo_and_not),
 		cmocka_unit_test(test_point_decode_roundtrip),
+		cmocka_unit_test(test_disjunctive_pairs_by_hand),
 		cmocka_unit_test(test_time_indexed_size),
 		cmocka_unit_test(test_time_indexed_refuses_large),
 		cmocka_unit_test(test_horizon_below_critical_path),
