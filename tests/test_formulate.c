@@ -526,7 +526,7 @@ static bool roundtrip_one(const char *what, const struct instance *in,
 			assert_double_near(milp_objective(sm->milp, x), (double)objective, 1e-9);
 			struct schedule *back = NULL;
 			assert_int_equal(sched_milp_decode(sm, x, &back, &err), STATUS_OK);
-			/* orders only: the MILPs do not model overlapped pairs */
+			/* orders: none of these instances has overlap, so no pairs (those: test_disjunctive_pairs_by_hand) */
 			if (!schedule_same_orders(back, s))
 				fail_msg("%s, %s: decoding the point gives another schedule", what,
 					 formulation_at(f)->name);
@@ -547,8 +547,8 @@ static bool roundtrip_one(const char *what, const struct instance *in,
  * point lies in the model and decodes to itself, pair and all. With
  * memory F +1, B -1 and limit 1 the pair is invalid (its F is charged
  * first: F0's and F1's activations, 2 > 1); the memory window B(0,0) ->
- * F(0,1) (opgraph.c) then orders the two, so no pair is open, and the
- * pair's point lies outside the model.
+ * F(0,1) (opgraph.c) then orders the two, so no pair is open and the
+ * model has no z.
  */
 static void test_disjunctive_pairs_by_hand(void **state)
 {
@@ -587,17 +587,9 @@ static void test_disjunctive_pairs_by_hand(void **state)
 			assert_true(schedule_equal(back, s));
 			schedule_free(back);
 		} else {
-			/* the simulator refuses it, and the model has no point for it */
+			/* the simulator refuses it too; the model has no z to hold it */
 			assert_int_equal(sim_run(sim, s, &sr, &err), STATUS_ERROR);
-			struct sim *plain = sim_new(in);
-			struct schedule *t = schedule_new(1);
-			schedule_push(t, 0, OP_F, 0, 0);
-			schedule_push(t, 0, OP_F, 0, 1);
-			schedule_push(t, 0, OP_B, 0, 0);
-			schedule_push(t, 0, OP_B, 0, 1);
-			assert_int_equal(sim_run(plain, t, &sr, &err), STATUS_ERROR);   /* 2 > 1 */
-			schedule_free(t);
-			sim_free(plain);
+			assert_non_null(strstr(err.msg, "memory"));
 		}
 		free(x);
 		sim_free(sim);
