@@ -116,16 +116,15 @@ static int most_pairs(const struct sched_milp *sm)
 	return most;
 }
 
-/* Append -sign (D_q - T_o) z_q for every candidate q of op o to a row at
- * n: with sign 1, "E_o - dur_o" is E_o - T_o plus these terms. */
-static int dur_terms(const struct sched_milp *sm, int o, double sign, int *cols,
-		     double *vals, int n)
+/* Append -(D_q - T_o) z_q for every candidate q of op o to a row at n:
+ * "E_o - dur_o" is E_o - T_o plus these terms. The new length. */
+static int dur_terms(const struct sched_milp *sm, int o, int *cols, double *vals, int n)
 {
 	const struct disjunctive *dj = sm->data;
 	for (int e = 0; e < pairs_of(dj, o); e++) {
 		int q = dj->fb_list[dj->fb_start[o] + e];
 		cols[n] = dj->fb_col[q];
-		vals[n++] = -sign * (double)(dj->fb_dur[q] - sm->g->dur[o]);
+		vals[n++] = -(double)(dj->fb_dur[q] - sm->g->dur[o]);
 	}
 	return n;
 }
@@ -222,7 +221,7 @@ static void precedence_rows(struct sched_milp *sm, int *cols, double *vals)
 			cols[1] = dj->end_col[i];
 			vals[0] = 1;
 			vals[1] = -1;
-			int n = dur_terms(sm, k, 1, cols, vals, 2);
+			int n = dur_terms(sm, k, cols, vals, 2);
 			milp_add_row(sm->milp, n, cols, vals,
 				     (double)(g->dur[k] + g->pred[e].lag), MILP_INF,
 				     "prec_%d_%d", i, k);
@@ -230,7 +229,7 @@ static void precedence_rows(struct sched_milp *sm, int *cols, double *vals)
 		if (pairs_of(dj, k)) {
 			cols[0] = dj->end_col[k];
 			vals[0] = 1;
-			int n = dur_terms(sm, k, 1, cols, vals, 1);
+			int n = dur_terms(sm, k, cols, vals, 1);
 			milp_add_row(sm->milp, n, cols, vals, (double)(g->head[k] + g->dur[k]),
 				     MILP_INF, "head_%d", k);
 		}
@@ -292,7 +291,7 @@ static void order_rows(struct sched_milp *sm, int *cols, double *vals)
 		cols[n] = y, vals[n++] = -M1;
 		if (z >= 0)
 			cols[n] = z, vals[n++] = M1;
-		n = dur_terms(sm, b, 1, cols, vals, n);   /* z_q twice: milp_add_row adds them */
+		n = dur_terms(sm, b, cols, vals, n);   /* z_q twice: milp_add_row adds them */
 		milp_add_row(m, n, cols, vals, (double)sm->g->dur[b] - M1, MILP_INF, "ord_%d_%d", a, b);
 		n = 0;
 		cols[n] = ca, vals[n++] = 1;
@@ -300,7 +299,7 @@ static void order_rows(struct sched_milp *sm, int *cols, double *vals)
 		cols[n] = y, vals[n++] = M2;
 		if (z >= 0)
 			cols[n] = z, vals[n++] = M2;
-		n = dur_terms(sm, a, 1, cols, vals, n);
+		n = dur_terms(sm, a, cols, vals, n);
 		milp_add_row(m, n, cols, vals, (double)sm->g->dur[a], MILP_INF, "ord_%d_%d_r", a, b);
 		if (z < 0)
 			continue;
@@ -444,7 +443,7 @@ static void objective_rows(struct sched_milp *sm, int *cols, double *vals)
 			cols[1] = sm->first_col[d];
 			vals[0] = 1;
 			vals[1] = -1;
-			int n = dur_terms(sm, o, 1, cols, vals, 2);
+			int n = dur_terms(sm, o, cols, vals, 2);
 			milp_add_row(m, n, cols, vals, (double)g->dur[o], MILP_INF, "first_%d", o);
 		}
 		if (g->dev_last[o]) {

@@ -15,6 +15,7 @@
 
 #include "brute.h"
 #include "tiny_instances.h"
+#include "test_schedules.h"
 #include "formulate/disjunctive.h"
 #include "formulate/formulation.h"
 #include "formulate/milp.h"
@@ -567,11 +568,7 @@ static void test_disjunctive_pairs_by_hand(void **state)
 		assert_int_equal(dj->nfb, 1 - k);
 		assert_int_equal(milp_binaries(sm->milp), 2 - 2 * k);
 		struct schedule *s = schedule_new(1);
-		schedule_push(s, 0, OP_F, 0, 0);
-		schedule_push(s, 0, OP_F, 0, 1);
-		schedule_push(s, 0, OP_B, 0, 0);
-		assert_int_equal(schedule_join_last(s, 0), STATUS_OK);
-		schedule_push(s, 0, OP_B, 0, 1);
+		push_row(s, 0, "F(0,0) F(0,1) +B(0,0) B(0,1)");
 		struct sim *sim = sim_new(in);
 		struct sim_result sr;
 		struct error err = {{0}};
