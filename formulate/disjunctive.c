@@ -17,6 +17,16 @@
  * memory rows stay as they are. The energetic rows subtract what pairs
  * may save, and the windows' fixings are left out (their rule assumes
  * one op at a time).
+ *
+ * With recompute (instance `recompute`, not together with pairs that
+ * gain) a binary r per (stage, micro-batch) whose drop frees memory says
+ * that F(l,j) holds only the kept part and B(l,j) lasts R_l longer and
+ * first takes the rebuilt part delta_l back: dur_B = T_B + R_l r, and the
+ * memory rows count F's net a - delta r and B's net b + delta r, with a
+ * row at each B that may rebuild. Where a row counts an op i only when it
+ * runs before k, the product [i before k] r_i is a column w = y r
+ * (w <= y, w <= r, w >= y + r - 1). FIFO holds for the first stage's
+ * forwards only (opgraph.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -100,6 +110,50 @@ static enum status pair_candidates(struct sched_milp *sm, struct error *err)
 	return STATUS_OK;
 }
 
+/* Op o's stage and micro-batch. */
+static int stage_of(const struct sched_milp *sm, int o)
+{
+	return o / sm->in->microbatches % sm->in->stages;
+}
+
+/*
+ * Recompute columns: r for every (stage, micro-batch) whose drop frees
+ * memory on a device with a limit (elsewhere dropping only lengthens its
+ * B: r = 0 loses nothing), shared by its F and its B. Also the B's longest
+ * duration, T_B + R_l. Must follow pair_candidates (max_dur).
+ */
+static enum status recompute_columns(struct sched_milp *sm, struct error *err)
+{
+	struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	int M = in->microbatches;
+	dj->rc_col = malloc(sm->g->n * sizeof *dj->rc_col);
+	if (!dj->rc_col)
+		return err_set(err, "formulation: out of memory");
+	for (int o = 0; o < sm->g->n; o++)
+		dj->rc_col[o] = -1;
+	if (!in->has_recompute || !in->has_memory || !in->has_limit)
+		return STATUS_OK;
+	for (int l = 0; l < in->stages; l++) {
+		if (inst_rebuilt(in, l) <= 0)
+			continue;
+		for (int j = 0; j < M; j++) {
+			int f = inst_op_id(in, OP_F, l, j), b = inst_op_id(in, OP_B, l, j);
+			dj->rc_col[f] = dj->rc_col[b] =
+				milp_add_col(sm->milp, 0, 1, 0, true, "r%d_%d", l, j);
+			dj->max_dur[b] += in->recompute_cost[l];
+		}
+	}
+	return STATUS_OK;
+}
+
+/* Whether op o is a B that may rebuild (its duration and memory vary). */
+static bool rebuilds(const struct sched_milp *sm, int o)
+{
+	const struct disjunctive *dj = sm->data;
+	return dj->rc_col[o] >= 0 && kind_of(sm, o) == OP_B;
+}
+
 /* The candidates op o belongs to. */
 static int pairs_of(const struct disjunctive *dj, int o)
 {
@@ -116,8 +170,9 @@ static int most_pairs(const struct sched_milp *sm)
 	return most;
 }
 
-/* Append -(D_q - T_o) z_q for every candidate q of op o to a row at n:
- * "E_o - dur_o" is E_o - T_o plus these terms. The new length. */
+/* Append -(D_q - T_o) z_q for every candidate q of op o, and -R_l r for
+ * a B that may rebuild, to a row at n: "E_o - dur_o" is E_o - T_o plus
+ * these terms. The new length. */
 static int dur_terms(const struct sched_milp *sm, int o, int *cols, double *vals, int n)
 {
 	const struct disjunctive *dj = sm->data;
@@ -125,6 +180,10 @@ static int dur_terms(const struct sched_milp *sm, int o, int *cols, double *vals
 		int q = dj->fb_list[dj->fb_start[o] + e];
 		cols[n] = dj->fb_col[q];
 		vals[n++] = -(double)(dj->fb_dur[q] - sm->g->dur[o]);
+	}
+	if (rebuilds(sm, o)) {
+		cols[n] = dj->rc_col[o];
+		vals[n++] = -(double)sm->in->recompute_cost[stage_of(sm, o)];
 	}
 	return n;
 }
@@ -138,6 +197,8 @@ static double dur_at(const struct sched_milp *sm, const double *x, int o)
 		if (x[dj->fb_col[q]] > 0.5)
 			return (double)dj->fb_dur[q];
 	}
+	if (rebuilds(sm, o) && x[dj->rc_col[o]] > 0.5)
+		return (double)(sm->g->dur[o] + sm->in->recompute_cost[stage_of(sm, o)]);
 	return (double)sm->g->dur[o];
 }
 
@@ -226,7 +287,7 @@ static void precedence_rows(struct sched_milp *sm, int *cols, double *vals)
 				     (double)(g->dur[k] + g->pred[e].lag), MILP_INF,
 				     "prec_%d_%d", i, k);
 		}
-		if (pairs_of(dj, k)) {
+		if (pairs_of(dj, k) || rebuilds(sm, k)) {
 			cols[0] = dj->end_col[k];
 			vals[0] = 1;
 			int n = dur_terms(sm, k, cols, vals, 1);
@@ -246,6 +307,38 @@ static enum status open_pairs(struct sched_milp *sm, struct error *err)
 		return err_set(err, "formulation: out of memory");
 	}
 	return STATUS_OK;
+}
+
+/*
+ * Recompute products: for an open pair p and each of its ops o with an r,
+ * w = y_p r_o, exact at integer points by
+ *     w <= y,   w <= r,   w >= y + r - 1   (w in [0, 1]).
+ * The memory rows read them (memory_rows).
+ */
+static void product_columns(struct sched_milp *sm)
+{
+	struct disjunctive *dj = sm->data;
+	struct milp *m = sm->milp;
+	dj->w_col = malloc((dj->npairs + 1) * sizeof *dj->w_col);
+	if (!dj->w_col) {
+		m->failed = true;
+		return;
+	}
+	for (int p = 0; p < dj->npairs; p++)
+		for (int s = 0; s < 2; s++) {
+			int o = dj->pair[p][s], r = dj->rc_col[o], y = dj->pair_col[p];
+			dj->w_col[p][s] = -1;
+			if (r < 0)
+				continue;
+			int w = dj->w_col[p][s] = milp_add_col(m, 0, 1, 0, false, "w_%d_%d_%d",
+							       dj->pair[p][0], dj->pair[p][1], o);
+			int c[3] = {w, y, r};
+			double le_y[2] = {1, -1}, ge[3] = {1, -1, -1};
+			int cr[2] = {w, r};
+			milp_add_row(m, 2, c, le_y, -MILP_INF, 0, "wy_%d_%d", p, s);
+			milp_add_row(m, 2, cr, le_y, -MILP_INF, 0, "wr_%d_%d", p, s);
+			milp_add_row(m, 3, c, ge, -1, MILP_INF, "wyr_%d_%d", p, s);
+		}
 }
 
 /*
@@ -277,6 +370,7 @@ static void order_rows(struct sched_milp *sm, int *cols, double *vals)
 		if (q >= 0)
 			dj->fb_col[q] = milp_add_col(m, 0, 1, 0, true, "z_%d_%d", a, b);
 	}
+	product_columns(sm);
 	for (int p = 0; p < dj->npairs; p++) {
 		int a = dj->pair[p][0], b = dj->pair[p][1];
 		int ca = dj->end_col[a], cb = dj->end_col[b], q = dj->fb_of[p];
@@ -368,7 +462,79 @@ static bool index_pairs(const struct sched_milp *sm, struct pair_index *ix)
  * where [a before b] is y_ab and [b before a] is 1 - y_ab. Peaks follow
  * ops with a positive delta, so one row per such op, skipped when even the
  * worst order stays within the limit.
+ *
+ * With recompute an op's net is D_i + s_i delta_i r_i (s = -1 for an F,
+ * which then holds only the kept part; +1 for a B, which takes the
+ * rebuilt part back), an F charges D_k - delta_k r_k, and a B that may
+ * rebuild has a row of its own: what runs before it plus delta_k r_k (the
+ * rebuild is charged before its own delta). [i before k] r_i is the
+ * product column w (product_columns).
  */
+struct mem_row {
+	int *cols;
+	double *vals;
+	int n;
+	double fixed;
+};
+
+/* Add op i's net times [i before k] to the row: `pair` -1 when i precedes
+ * k, else the open pair p of i and k (side: i's place in it). */
+static void add_net(const struct sched_milp *sm, struct mem_row *row, int i, int p, int side)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	int k = kind_of(sm, i), l = stage_of(sm, i);
+	double c = (double)inst_delta(in, k, l);
+	double rd = dj->rc_col[i] < 0 ? 0 : (k == OP_F ? -1.0 : k == OP_B ? 1.0 : 0.0) *
+		    (double)inst_rebuilt(in, l);
+	if (p < 0 || side == 1) {   /* indicator 1, or 1 - y (i = b runs first when y = 0) */
+		row->fixed += c;
+		if (rd != 0) {
+			row->cols[row->n] = dj->rc_col[i];
+			row->vals[row->n++] = rd;
+		}
+	}
+	if (p < 0)
+		return;
+	double sign = side == 0 ? 1 : -1;   /* + y, or - y */
+	row->cols[row->n] = dj->pair_col[p];
+	row->vals[row->n++] = sign * c;
+	if (rd != 0) {
+		row->cols[row->n] = dj->w_col[p][side];
+		row->vals[row->n++] = sign * rd;
+	}
+}
+
+/* The row of op k: what runs before it, and `charge` plus charge_r r_k. */
+static void memory_row(struct sched_milp *sm, const struct pair_index *ix, int k,
+		       double charge, double charge_r, struct mem_row *row, const char *what)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct opgraph *g = sm->g;
+	int d = g->device[k];
+	row->n = 0;
+	row->fixed = charge;
+	if (charge_r != 0) {
+		row->cols[row->n] = dj->rc_col[k];
+		row->vals[row->n++] = charge_r;
+	}
+	for (int i = 0; i < g->n; i++)
+		if (g->device[i] == d && opgraph_precedes(g, i, k))
+			add_net(sm, row, i, -1, 0);
+	for (int e = ix->start[k]; e < ix->start[k + 1]; e++) {
+		int p = ix->list[e];
+		bool k_is_a = dj->pair[p][0] == k;
+		add_net(sm, row, k_is_a ? dj->pair[p][1] : dj->pair[p][0], p, k_is_a ? 1 : 0);
+	}
+	double worst = row->fixed;
+	for (int e = 0; e < row->n; e++)
+		worst += row->vals[e] > 0 ? row->vals[e] : 0;
+	if (worst <= (double)sm->in->limit[d])
+		return;
+	milp_add_row(sm->milp, row->n, row->cols, row->vals, -MILP_INF,
+		     (double)sm->in->limit[d] - row->fixed, "%s_%d", what, k);
+}
+
 static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 {
 	const struct disjunctive *dj = sm->data;
@@ -376,46 +542,26 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 	const struct opgraph *g = sm->g;
 	if (!in->has_limit || !in->has_memory)
 		return;
-	int M = in->microbatches, L = in->stages;
-	int *cols = malloc((dj->npairs + 1) * sizeof(int));
-	double *vals = malloc((dj->npairs + 1) * sizeof(double));
-	if (!cols || !vals) {
+	struct mem_row row = {malloc((3 * dj->npairs + g->n + 2) * sizeof(int)),
+			      malloc((3 * dj->npairs + g->n + 2) * sizeof(double)), 0, 0};
+	if (!row.cols || !row.vals) {
 		sm->milp->failed = true;
-		free(cols);
-		free(vals);
+		free(row.cols);
+		free(row.vals);
 		return;
 	}
 	for (int k = 0; k < g->n; k++) {
-		int64_t dk = inst_delta(in, k / (L * M), k / M % L);
-		if (dk <= 0)
-			continue;
-		int d = g->device[k], n = 0;
-		double fixed = (double)dk, worst;
-		for (int i = 0; i < g->n; i++)
-			if (g->device[i] == d && opgraph_precedes(g, i, k))
-				fixed += (double)inst_delta(in, i / (L * M), i / M % L);
-		for (int e = ix->start[k]; e < ix->start[k + 1]; e++) {
-			int p = ix->list[e];
-			int other = dj->pair[p][0] == k ? dj->pair[p][1] : dj->pair[p][0];
-			double di = (double)inst_delta(in, other / (L * M), other / M % L);
-			cols[n] = dj->pair_col[p];
-			if (dj->pair[p][1] == k) {
-				vals[n++] = di;          /* other = a: y */
-			} else {
-				fixed += di;             /* other = b: 1 - y */
-				vals[n++] = -di;
-			}
-		}
-		worst = fixed;
-		for (int e = 0; e < n; e++)
-			worst += vals[e] > 0 ? vals[e] : 0;
-		if (worst <= (double)in->limit[d])
-			continue;
-		milp_add_row(sm->milp, n, cols, vals, -MILP_INF,
-			     (double)in->limit[d] - fixed, "mem_%d", k);
+		int kind = kind_of(sm, k), l = stage_of(sm, k);
+		int64_t dk = inst_delta(in, kind, l);
+		if (dk > 0)
+			memory_row(sm, ix, k, (double)dk,
+				   dj->rc_col[k] >= 0 && kind == OP_F ? -(double)inst_rebuilt(in, l) : 0,
+				   &row, "mem");
+		if (rebuilds(sm, k))
+			memory_row(sm, ix, k, 0, (double)inst_rebuilt(in, l), &row, "rebuild");
 	}
-	free(cols);
-	free(vals);
+	free(row.cols);
+	free(row.vals);
 }
 
 /*
@@ -535,7 +681,7 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	if (!dj)
 		return err_set(err, "formulation: out of memory");
 	if (open_pairs(sm, err) || pair_candidates(sm, err) || window_pairs(sm, err) ||
-	    end_columns(sm, err))
+	    end_columns(sm, err) || recompute_columns(sm, err))
 		return STATUS_ERROR;
 	/* row buffers: three ops' columns, a binary or two, and one op's z's */
 	int width = most_pairs(sm) + 6;
@@ -597,6 +743,7 @@ static bool disjunctive_point(const struct sched_milp *sm, const struct schedule
 {
 	const struct disjunctive *dj = sm->data;
 	int *pos = positions(sm, s);
+	bool ok = true;
 	if (!pos)
 		return false;
 	for (int o = 0; o < sm->g->n; o++)
@@ -610,8 +757,22 @@ static bool disjunctive_point(const struct sched_milp *sm, const struct schedule
 		if (q >= 0)
 			x[dj->fb_col[q]] = together;
 	}
+	/* recompute: r from the B's mark, w = y r */
+	for (int d = 0; d < s->devices; d++)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			int id = inst_op_id(sm->in, o->kind, o->stage, o->mb);
+			if (o->kind == OP_B && dj->rc_col[id] >= 0)
+				x[dj->rc_col[id]] = o->recompute;
+			else if (o->recompute)
+				ok = false;   /* a mark the model cannot hold */
+		}
+	for (int p = 0; p < dj->npairs && dj->w_col; p++)
+		for (int t = 0; t < 2; t++)
+			if (dj->w_col[p][t] >= 0)
+				x[dj->w_col[p][t]] = x[dj->pair_col[p]] * x[dj->rc_col[dj->pair[p][t]]];
 	free(pos);
-	return true;
+	return ok;
 }
 
 /* A solution's times: E_o, and E_o - dur_o. */
@@ -635,6 +796,12 @@ static int disjunctive_partner(const struct sched_milp *sm, const double *x, int
 		}
 	}
 	return -1;
+}
+
+/* Whether B op o rebuilds its dropped activations in x. */
+static bool disjunctive_recomputed(const struct sched_milp *sm, const double *x, int o)
+{
+	return rebuilds(sm, o) && x[((const struct disjunctive *)sm->data)->rc_col[o]] > 0.5;
 }
 
 /* The order of an open pair is its binary: y_ab = 1 puts a first (an
@@ -669,6 +836,8 @@ static void disjunctive_free(void *data)
 	free(dj->fb_start);
 	free(dj->fb_list);
 	free(dj->max_dur);
+	free(dj->rc_col);
+	free(dj->w_col);
 	free(dj);
 }
 
@@ -680,6 +849,8 @@ const struct formulation formulation_disjunctive = {
 	.times = disjunctive_times,
 	.tie = disjunctive_tie,
 	.partner = disjunctive_partner,
+	.recomputed = disjunctive_recomputed,
 	.free_data = disjunctive_free,
 	.pairs = true,
+	.recompute = true,
 };

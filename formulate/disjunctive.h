@@ -25,7 +25,12 @@ struct disjunctive {
 	int *fb_col;            /* [nfb] z = 1: the two run as one pair */
 	int64_t *fb_dur;        /* [nfb] the pair's duration */
 	int *fb_start, *fb_list;   /* CSR over ops: the candidates an op is in */
-	int64_t *max_dur;       /* [n] the longest an op can last (alone or paired) */
+	int64_t *max_dur;       /* [n] the longest an op can last (alone, paired
+	                           or recomputed) */
+	/* Recompute (instance `recompute`): r = 1 when micro-batch j drops
+	 * its activations on stage l after F(l,j) and B(l,j) rebuilds them */
+	int *rc_col;            /* [n] the r of an F's or a B's (stage, micro-batch), or -1 */
+	int (*w_col)[2];        /* [npairs] w = y r of the pair's op a, of op b, or -1 */
 };
 
 #endif

@@ -50,6 +50,9 @@ struct formulation {
 	/* Optional (NULL: never): the op that runs with op o as one
 	 * overlapped F&B pair in x, or -1. */
 	int (*partner)(const struct sched_milp *sm, const double *x, int o);
+	/* Optional (NULL: never): whether B op o rebuilds its micro-batch's
+	 * dropped activations in x (instance `recompute`). */
+	bool (*recomputed)(const struct sched_milp *sm, const double *x, int o);
 	void (*free_data)(void *data);   /* accepts NULL */
 	/* Optional: the binaries the model would have at `horizon` (to decide
 	 * beforehand), or -1 when the horizon is below an op's longest path. */
@@ -57,6 +60,9 @@ struct formulation {
 	/* Whether the model holds overlapped F&B pairs (instance `overlap`):
 	 * only such a formulation may solve an instance where pairs gain. */
 	bool pairs;
+	/* Whether it holds recompute choices (instance `recompute`): only
+	 * such a formulation may solve an instance with them. */
+	bool recompute;
 };
 
 /* Registry, in the order help texts list it. formulation_at asserts

@@ -150,6 +150,8 @@ enum status sched_milp_decode(const struct sched_milp *sm, const double *x,
 				schedule_free(s);
 				return err_set(err, "decode: out of memory");
 			}
+			if (sm->form->recomputed && sm->form->recomputed(sm, x, o))
+				s->rows[d].ops[s->rows[d].len - 1].recompute = true;
 		}
 	}
 	free(ops);
@@ -170,10 +172,12 @@ json_t *sched_milp_map_json(const struct sched_milp *sm)
 			"device", sm->g->device[o], "duration", (json_int_t)sm->g->dur[o]));
 	for (int c = 0; c < sm->milp->ncols; c++)
 		json_array_append_new(cols, json_string(sm->milp->cols[c].name));
-	json_t *names = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}",
+	json_t *names = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}",
 		"E_<kind><stage>_<microbatch>", "disjunctive: the end time of that op",
 		"y_<a>_<b>", "disjunctive: 1 when op a runs before op b on their device (op indices)",
 		"z_<a>_<b>", "disjunctive with F&B overlap: 1 when ops a and b run as one overlapped pair",
+		"r<stage>_<microbatch>", "disjunctive with recompute: 1 when that micro-batch drops its activations on that stage after F and its B rebuilds them",
+		"w_<a>_<b>_<o>", "disjunctive with recompute: y_<a>_<b> times op o's r (o is a or b)",
 		"x_<kind><stage>_<microbatch>_t<T>", "time-indexed: 1 when that op starts at time T",
 		"Cmax | Span", "the objective: the makespan, or the longest per-device span",
 		"first_<d> | last_<d>", "span: device d's first start and last end");

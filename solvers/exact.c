@@ -687,9 +687,9 @@ static enum status milp_auto(struct exact_run *x)
 	const struct formulation *dj = formulation_find("disjunctive");
 	const struct formulation *ti = formulation_find("time-indexed");
 	struct exact_result *r = x->r;
-	assert(dj && ti && ti->size && dj->pairs);
-	/* F&B overlap: the disjunctive model alone holds the pairs */
-	if (inst_pairs_gain(x->in))
+	assert(dj && ti && ti->size && dj->pairs && dj->recompute);
+	/* F&B overlap or recompute: the disjunctive model alone holds them */
+	if (inst_pairs_gain(x->in) || x->in->has_recompute)
 		return disjunctive_passes(x, dj);
 	/* split backward (F, B, W), makespan: the time-indexed targets first,
 	 * for two thirds of the time, then the disjunctive model. Measured
@@ -762,6 +762,9 @@ static enum status solve_milp(struct exact_run *x)
 	if (form && !form->pairs && inst_pairs_gain(x->in))
 		return err_set(x->err, "formulation '%s' does not model overlapped F&B pairs (instance '%s' has overlap): use disjunctive or auto",
 			       form->name, x->in->name);
+	if (form && !form->recompute && x->in->has_recompute)
+		return err_set(x->err, "formulation '%s' does not model recompute choices (instance '%s' has recompute): use disjunctive or auto",
+			       form->name, x->in->name);
 	struct opgraph *g = opgraph_new(x->in, x->err);
 	if (!g)
 		return STATUS_ERROR;
@@ -776,6 +779,13 @@ static enum status solve_milp(struct exact_run *x)
 	x->g = NULL;
 	opgraph_free(g);
 	return st;
+}
+
+/* Whether a MILP models the instance's decisions: F&B pairs or recompute
+ * choices (the disjunctive model, one or the other), not offload. */
+static bool milp_models(const struct instance *in)
+{
+	return !in->has_offload && !(in->has_recompute && inst_pairs_gain(in));
 }
 
 /*
@@ -800,7 +810,10 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || !bnb_takes(in))
 		return STATUS_OK;
 	/* The search's time. Span: half (the MILP only relaxes it). With
-	 * recompute or offload no MILP follows (it models neither): 95 %. Makespan
+	 * recompute half too (the search takes every order, the MILP's
+	 * model has FIFO arcs on the first stage only and is the weaker).
+	 * With offload, or recompute and F&B pairs together, no MILP follows
+	 * (none models them): 95 %. Makespan
 	 * with a MILP to follow: a tenth, and at most BNB_MAKESPAN_CAP s, also
 	 * without a limit. Its proofs come fast or not at all: every one on
 	 * the bench grid and the new classes came within 2.3 s of the whole
@@ -810,10 +823,11 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	 * search_share replaces the share and lifts the cap; without a limit
 	 * the uncapped makespan search gets 10 s. */
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
-	bool no_milp = in->has_recompute || in->has_offload;   /* no MILP models them */
+	bool no_milp = !milp_models(in);
 	bool given = o->search_share > 0 && o->search_share <= 1;
-	bool capped = !span && !no_milp && !given;
-	double share = given ? o->search_share : no_milp ? 0.95 : span ? 0.5 : 0.1;
+	bool capped = !span && !no_milp && !given && !in->has_recompute;
+	double share = given ? o->search_share : no_milp ? 0.95 :
+		       span || in->has_recompute ? 0.5 : 0.1;
 	double limit = left * share;
 	if (!span && o->time_limit <= 0)
 		limit = capped ? BNB_MAKESPAN_CAP : 10;
@@ -1018,17 +1032,18 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 			     in->name);
 	} else if (r->certified_by) {
 		/* the exact search proved it (it places overlapped pairs too) */
-	} else if (in->has_recompute) {
-		/* the MILPs keep every activation: their optimum is not the
-		 * instance's when recomputing may pay, so beyond the exact
-		 * search no proof but the bound's (which relaxes it) */
+	} else if (in->has_recompute && !milp_models(in)) {
+		/* the disjunctive model holds recompute choices or F&B pairs,
+		 * not both: beyond the exact search no proof but the bound's
+		 * (which relaxes both) */
 		r->unproven = "recompute_not_modelled";
 	} else if (in->has_offload) {
 		/* the MILPs keep every activation on the device and have no
 		 * copy channel: the same, offload_not_modelled */
 		r->unproven = "offload_not_modelled";
 	} else {
-		/* with F&B overlap too: the disjunctive model holds the pairs */
+		/* with F&B pairs or recompute too: the disjunctive model holds
+		 * either */
 		if (o->test_bound_slack > 0)
 			r->bound = r->bound > o->test_bound_slack ? r->bound - o->test_bound_slack : 0;
 		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,

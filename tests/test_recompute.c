@@ -747,6 +747,8 @@ struct rc_stats {
 	int bnb;            /* bnb_solve run alone (on the rescued_none) */
 	int bound_tight;
 	int disagree;       /* exact_solve or bnb_solve against the brute force */
+	int milp, milp_certified;   /* the MILP alone (rc_milp): solves, certified */
+	int milp_none;      /* the MILP alone knew no schedule to start from */
 	long schedules, sim_checked, valid;
 };
 
@@ -894,6 +896,46 @@ static void rc_exact(const struct rc *b, const struct instance *in, const char *
 	exact_result_release(&res);
 }
 
+/* The MILP alone (always_milp; the disjunctive model holds the recompute
+ * choices, formulate/disjunctive.c) with `solver`: for the makespan it
+ * certifies the brute force's optimum; for the span, which its free op
+ * times only relax, nothing wrong (bound <= OPT <= its schedule's span,
+ * and OPT if certified); its schedule re-simulates to its objective.
+ * Where no family is valid it has no schedule to start from (counted). */
+static void rc_milp(const struct instance *in, const char *json, int64_t opt,
+		    const char *solver, struct rc_stats *st)
+{
+	struct exact_options o = {.solver = solver, .formulation = "disjunctive",
+				  .time_limit = 20, .threads = 1, .always_milp = true};
+	struct exact_result res;
+	struct error err = {{0}};
+	if (exact_solve(in, &o, &res, &err)) {
+		if (strstr(err.msg, "no valid schedule known"))
+			st->milp_none++;
+		else
+			RC_DISAGREE(st, "milp %s failed: %s\ninstance %s", solver, err.msg, json);
+		return;
+	}
+	bool span = in->objective == OBJ_SPAN;
+	struct sim *sim = sim_new(in);
+	struct sim_result r = {0};
+	enum status ss = sim_run(sim, res.schedule, &r, &err);
+	if ((!span && (!res.certified || res.objective != opt)) || res.bound > opt ||
+	    res.objective < opt || (res.certified && res.objective != opt) || ss ||
+	    r.objective != res.objective) {
+		char *text = rc_schedule_text(res.schedule);
+		RC_DISAGREE(st, "milp %s: %lld (%s, bound %lld), brute force %lld\ninstance %s\n"
+			    "its schedule %s: sim_run %s %lld", solver, (long long)res.objective,
+			    res.certified ? "certified" : "not certified", (long long)res.bound,
+			    (long long)opt, json, text, ss ? err.msg : "ok", (long long)r.objective);
+		free(text);
+	}
+	st->milp++;
+	st->milp_certified += res.certified;
+	sim_free(sim);
+	exact_result_release(&res);
+}
+
 /* Enumerate, check and solve one instance; returns its OPT (INT64_MAX:
  * no valid schedule). */
 static int64_t rc_instance(struct rc *b, uint64_t *rng, struct rc_stats *st)
@@ -964,6 +1006,10 @@ static int64_t rc_instance(struct rc *b, uint64_t *rng, struct rc_stats *st)
 	st->rescued += opt != INT64_MAX && opt_plain == INT64_MAX;
 
 	rc_exact(b, in, json, opt, opt_plain, st);
+	if (opt != INT64_MAX) {
+		rc_milp(in, json, opt, "cbc", st);
+		rc_milp(in, json, opt, "glpk", st);
+	}
 
 	schedule_free(sc);
 	for (int d = 0; d < b->D; d++)
@@ -1198,12 +1244,14 @@ static void test_brute_force(void **state)
 	       "%ld schedules (%ld valid, %ld checked against sim_run); OPT below the OPT "
 	       "without marks on %d; valid only with marks on %d (exact_solve certified %d, "
 	       "knew no schedule on %d, where bnb_solve ran alone); bound = OPT on %d; "
-	       "exact_solve certified OPT on %d; disagreements %d\n",
+	       "exact_solve certified OPT on %d; the MILP alone (CBC, GLPK) certified OPT "
+	       "in %d of %d solves (no schedule to start from in %d); disagreements %d\n",
 	       st.instances, st.span_instances, st.infeasible, st.schedules, st.valid,
 	       st.sim_checked, st.below, st.rescued, st.rescued_exact, st.rescued_none,
-	       st.bound_tight, st.exact, st.disagree);
+	       st.bound_tight, st.exact, st.milp_certified, st.milp, st.milp_none, st.disagree);
 	assert_int_equal(st.disagree, 0);
 	assert_int_equal(st.exact + st.rescued_none, st.instances - st.infeasible);
+	assert_int_equal(st.milp + st.milp_none, 2 * (st.instances - st.infeasible));
 	assert_int_equal(st.bnb, st.rescued_none);
 	assert_int_equal(st.rescued_none, 0);
 	assert_true(st.rescued > 0 && st.rescued_exact == st.rescued);
@@ -1231,14 +1279,42 @@ static void test_brute_force_span(void **state)
 	printf("recompute brute force, span: %d instances (%d without any valid schedule), "
 	       "%ld schedules (%ld checked against sim_run); OPT below the OPT without marks "
 	       "on %d; valid only with marks on %d (exact_solve knew no schedule on %d, where "
-	       "bnb_solve ran alone); exact_solve certified OPT on %d; disagreements %d\n",
+	       "bnb_solve ran alone); exact_solve certified OPT on %d; the MILP alone certified "
+	       "%d of %d solves, bound <= OPT <= its span on the rest; disagreements %d\n",
 	       st.instances, st.infeasible, st.schedules, st.sim_checked, st.below, st.rescued,
-	       st.rescued_none, st.exact, st.disagree);
+	       st.rescued_none, st.exact, st.milp_certified, st.milp, st.disagree);
 	assert_int_equal(st.disagree, 0);
 	assert_int_equal(st.span_instances, st.instances);
 	assert_int_equal(st.exact + st.rescued_none, st.instances - st.infeasible);
 	assert_int_equal(st.rescued_none, 0);
 	assert_true(st.rescued > 0);
+}
+
+/* Only a formulation that holds recompute choices may solve an instance
+ * with them: the time-indexed model is refused by name; auto takes the
+ * disjunctive one, and alone (always_milp) it certifies 14 on the
+ * instance of test_fifo_loses, whose optimum needs a non-FIFO order (B's
+ * out of order) and a mark. */
+static void test_milp_formulation_with_recompute(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":[2,1],\"B\":1},\"comm\":0,"
+		"\"memory\":{\"F\":1,\"B\":-1,\"limit\":1},\"recompute\":{\"R\":[3,1],\"keep\":0}}");
+	struct exact_options o = {.solver = "cbc", .formulation = "time-indexed",
+				  .time_limit = 10, .threads = 1, .always_milp = true};
+	struct exact_result r;
+	struct error err = {{0}};
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_ERROR);
+	assert_non_null(strstr(err.msg, "does not model recompute choices"));
+	o.formulation = "auto";
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
+	assert_true(r.certified);
+	assert_string_equal(r.certified_by, "solver");
+	assert_int_equal(r.objective, 14);
+	assert_true(schedule_has_recompute(r.schedule));
+	exact_result_release(&r);
+	instance_free(in);
 }
 
 int main(void)
@@ -1251,6 +1327,7 @@ int main(void)
 		cmocka_unit_test(test_fifo_loses),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_brute_force_span),
+		cmocka_unit_test(test_milp_formulation_with_recompute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
