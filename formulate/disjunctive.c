@@ -354,7 +354,10 @@ static void product_columns(struct sched_milp *sm)
  *     E_a - E_b <= (ub(E_a) - lb(E_b)) (1 - z_q), and the same mirrored,
  * with the F first for memory: z_q <= y (a the F) or z_q <= 1 - y.
  */
-static void order_rows(struct sched_milp *sm, int *cols, double *vals)
+/* The pairs' binaries, y and z, and the recompute products: before any
+ * row that reads them (a z or an r enters every duration). Without pairs
+ * or recompute the columns and rows come in the order they always had. */
+static void binary_columns(struct sched_milp *sm)
 {
 	struct disjunctive *dj = sm->data;
 	struct milp *m = sm->milp;
@@ -363,7 +366,7 @@ static void order_rows(struct sched_milp *sm, int *cols, double *vals)
 		m->failed = true;
 		return;
 	}
-	for (int p = 0; p < dj->npairs; p++) {   /* the binaries first: rows read every z */
+	for (int p = 0; p < dj->npairs; p++) {
 		int a = dj->pair[p][0], b = dj->pair[p][1], q = dj->fb_of[p];
 		double lo = dj->fixed[p] == 1 ? 1 : 0, hi = dj->fixed[p] == 0 ? 0 : 1;
 		dj->pair_col[p] = milp_add_col(m, lo, hi, 0, true, "y_%d_%d", a, b);
@@ -371,6 +374,14 @@ static void order_rows(struct sched_milp *sm, int *cols, double *vals)
 			dj->fb_col[q] = milp_add_col(m, 0, 1, 0, true, "z_%d_%d", a, b);
 	}
 	product_columns(sm);
+}
+
+static void order_rows(struct sched_milp *sm, int *cols, double *vals)
+{
+	struct disjunctive *dj = sm->data;
+	struct milp *m = sm->milp;
+	if (!dj->pair_col)
+		return;   /* out of memory, marked */
 	for (int p = 0; p < dj->npairs; p++) {
 		int a = dj->pair[p][0], b = dj->pair[p][1];
 		int ca = dj->end_col[a], cb = dj->end_col[b], q = dj->fb_of[p];
@@ -540,8 +551,8 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 	const struct disjunctive *dj = sm->data;
 	const struct instance *in = sm->in;
 	const struct opgraph *g = sm->g;
-	if (!in->has_limit || !in->has_memory)
-		return;
+	if (!in->has_limit || !in->has_memory || !dj->pair_col || !dj->w_col)
+		return;   /* (out of memory: binary_columns marked the model failed) */
 	struct mem_row row = {malloc((3 * dj->npairs + g->n + 2) * sizeof(int)),
 			      malloc((3 * dj->npairs + g->n + 2) * sizeof(double)), 0, 0};
 	if (!row.cols || !row.vals) {
@@ -620,6 +631,8 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
+	if (!dj->pair_col)
+		return;   /* out of memory, marked */
 	int width = dj->npairs + dj->nfb + 3;
 	int *cols = malloc(width * sizeof(int));
 	double *vals = malloc(width * sizeof(double));
@@ -695,8 +708,9 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 		return err_set(err, "formulation: out of memory");
 	}
 	objective_columns(sm);
-	order_rows(sm, cols, vals);   /* the binaries: precedence rows use the z's */
+	binary_columns(sm);
 	precedence_rows(sm, cols, vals);
+	order_rows(sm, cols, vals);
 	one_pair_rows(sm, cols, vals);
 	memory_rows(sm, &ix);
 	objective_rows(sm, cols, vals);
