@@ -317,14 +317,18 @@ void opgraph_free(struct opgraph *g)
 int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2])
 {
 	int cap = 1024, n = 0;
-	int (*p)[2] = malloc(cap * sizeof *p);
-	if (!p)
+	int (*p)[2] = pairs ? malloc(cap * sizeof *p) : NULL;
+	if (pairs && !p)
 		return -1;
 	for (int a = 0; a < g->n; a++)
 		for (int b = a + 1; b < g->n; b++) {
 			if (g->device[a] != g->device[b] || opgraph_precedes(g, a, b) ||
 			    opgraph_precedes(g, b, a))
 				continue;
+			if (!pairs) {
+				n++;
+				continue;
+			}
 			if (n == cap) {
 				cap *= 2;
 				int (*q)[2] = realloc(p, cap * sizeof *q);
@@ -338,7 +342,8 @@ int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2])
 			p[n][1] = b;
 			n++;
 		}
-	*pairs = p;
+	if (pairs)
+		*pairs = p;
 	return n;
 }
 

@@ -69,7 +69,8 @@ static inline bool opgraph_precedes(const struct opgraph *g, int i, int k)
 }
 
 /* The pairs of ops on one device that neither must precede (a < b), in
- * *pairs (malloc'd, the caller frees); the count, or -1 out of memory. */
+ * *pairs (malloc'd, the caller frees; pairs NULL: only count them); the
+ * count, or -1 out of memory. */
 int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2]);
 
 /*

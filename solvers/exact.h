@@ -59,9 +59,10 @@ struct exact_result {
 	                                "time_limit", "recompute_not_modelled" or
 	                                "offload_not_modelled" (no MILP models
 	                                those decisions: beyond the exact search
-	                                only the bound proves); NULL when proven */
-	const char *unproven;        /* "recompute_not_modelled",
-	                                "offload_not_modelled", or NULL */
+	                                only the bound proves), "model_too_large"
+	                                (exact.c, MILP_MAX_PAIR_UNITS); NULL when
+	                                proven */
+	const char *unproven;        /* one of the above, or NULL */
 	bool certified;
 	const char *certified_by;    /* "bound", "solver", "search" (bnb.h), or NULL */
 	struct schedule *schedule;   /* the best schedule found (owned) */

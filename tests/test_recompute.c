@@ -1317,6 +1317,33 @@ static void test_milp_formulation_with_recompute(void **state)
 	instance_free(in);
 }
 
+/* A model that would not fit in memory is not built: 32 devices, 256
+ * micro-batches, split backward, with recompute has no FIFO arcs to close
+ * pairs, some 9 million open pairs of same-device ops (C(768, 2) per
+ * device, less the few the dependencies order), past
+ * MILP_MAX_PAIR_UNITS (solvers/exact.c). The solve returns its best
+ * schedule, uncertified, stopped by "model_too_large", in seconds and
+ * without the gigabytes the model would take. */
+static void test_milp_too_large(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":32,\"microbatches\":256,\"cost\":{\"F\":2,\"B\":2,\"W\":1},"
+		"\"comm\":1,\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":64},"
+		"\"recompute\":{\"R\":1,\"keep\":0}}");
+	struct exact_options o = {.solver = "cbc", .time_limit = 60, .threads = 1,
+				  .always_milp = true};
+	struct exact_result r;
+	struct error err = {{0}};
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
+	assert_false(r.certified);
+	assert_false(r.solved);
+	assert_string_equal(r.stopped_by, "model_too_large");
+	assert_non_null(r.schedule);
+	exact_result_release(&r);
+	instance_free(in);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1328,6 +1355,7 @@ int main(void)
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_brute_force_span),
 		cmocka_unit_test(test_milp_formulation_with_recompute),
+		cmocka_unit_test(test_milp_too_large),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
