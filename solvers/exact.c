@@ -752,20 +752,25 @@ static enum status milp_auto(struct exact_run *x)
 /*
  * The disjunctive model grows with the open pairs of same-device ops:
  * measured, about 1.4 KB per pair (zb-gpt 28.3b p32 m256 1p, 2.3 million
- * pairs: 3.3 GB resident), and 4.6 KB with recompute, whose model has no
- * FIFO arcs to close pairs and two products per pair (the DeepSeek-like
- * V instance, 16 devices, m 32, with recompute: 283,000 pairs, 1.35 GB).
- * Past MILP_MAX_PAIR_UNITS (a pair counting 3 with recompute) no model is
- * built: it would not fit in memory, and at such sizes no MILP proves
- * anything within a limit anyway (stopped_by "model_too_large"). Without
- * recompute that is some 4 GB; with it, a million pairs.
+ * pairs: 3.3 GB resident with CBC), 4.6 KB with recompute, whose model has
+ * no FIFO arcs to close pairs and two products per pair (the DeepSeek-like
+ * V instance, 16 devices, m 32, with recompute: 283,000 pairs, 1.35 GB),
+ * and more than 2.5 KB with F&B pairs (the zb-gpt instance with overlap:
+ * 6.3 GB and still growing when an 8 GB address limit stopped CBC). Past
+ * MILP_MAX_PAIR_UNITS (a pair counting 3 with recompute, 2 with pairs
+ * that gain) no model is built (stopped_by "model_too_large"): such a
+ * model would take gigabytes, and at these sizes no MILP proves anything
+ * within a limit anyway (the bound does, where anything does). Every class
+ * of the bench grids is far below it (the DeepSeek-like V instance of 16
+ * devices has 290,000 pairs).
  */
-#define MILP_MAX_PAIR_UNITS 3000000L
+#define MILP_MAX_PAIR_UNITS 1000000L
 
 static bool too_large(const struct exact_run *x, const struct opgraph *g)
 {
 	long pairs = opgraph_open_pairs(g, NULL);
-	return pairs * (x->in->has_recompute ? 3 : 1) > MILP_MAX_PAIR_UNITS;
+	long weight = x->in->has_recompute ? 3 : inst_pairs_gain(x->in) ? 2 : 1;
+	return pairs * weight > MILP_MAX_PAIR_UNITS;
 }
 
 static enum status solve_milp(struct exact_run *x)
