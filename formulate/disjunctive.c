@@ -28,6 +28,7 @@
  * (w <= y, w <= r, w >= y + r - 1). FIFO holds for the first stage's
  * forwards only (opgraph.c).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -467,6 +468,384 @@ static bool index_pairs(const struct sched_milp *sm, struct pair_index *ix)
 	return true;
 }
 
+/* ---- Offload (instance `offload`, makespan) --------------------------------------- */
+
+/*
+ * The copies of offloaded activations, on each device's copy channel
+ * (docs/design.md, Offload). Per (stage l, micro-batch j) whose offload
+ * frees memory (inst_moved > 0) a binary u: its O(l,j) and L(l,j) exist,
+ * with end columns. Their rules, each applying only when u = 1 (and its
+ * other conditions; a row then relaxed by big-M):
+ *   S_O >= E_F(l,j),  S_L >= E_O,  S_B(l,j) >= E_L      (the copies' chain)
+ *   two copies of a device do not overlap (a binary v per pair);
+ *   the listing order (the device row) of a compute op k and a copy h is
+ *   a binary x (1: k listed first) where a rule or a memory sum reads it:
+ *     k takes memory (an F), h a reload:  x ? S_L >= S_k : S_k >= S_L;
+ *     k takes memory, h an offload:       x = 0 => S_k >= E_O;
+ *     k frees memory (a B or W), h a reload: x = 1 => S_L >= E_k
+ *   (the simulator's rules: an op that takes memory starts no earlier than
+ *   every op listed before it on the other resource that takes memory, and
+ *   after every listed op that frees memory has ended).
+ * Memory, as row sums in listing order: an F's row adds each copy's
+ * -moved u (O) or +moved u (L) when the copy is listed first,
+ * delta_h u (1 - x), with w = x u; each reload has its own row (the
+ * compute ops listed before it, x delta_k, and the copies before it, by
+ * v, with products v u), plus what it takes back; with a host limit each
+ * offload has a row of the channel's running sum. FIFO holds only for the
+ * first stage's forwards (opgraph.c). The decoded row lists each copy
+ * where its key falls among the compute ops' (a reload at its start, an
+ * offload at its end; a B or W at its end, an F at its start), which the
+ * rules above make a listing whose simulated times are the solution's or
+ * earlier and whose row sums are at most the rows'.
+ */
+/* A memory row being built: its terms and its constant part. */
+struct mem_row {
+	int *cols;
+	double *vals;
+	int n;
+	double fixed;
+};
+
+static bool offload_modelled(const struct sched_milp *sm)
+{
+	const struct instance *in = sm->in;
+	return in->has_offload && in->has_memory && in->has_limit &&
+	       in->objective == OBJ_MAKESPAN;
+}
+
+static int copy_index(const struct instance *in, int kind, int stage, int mb)
+{
+	return ((kind == OP_L) * in->stages + stage) * in->microbatches + mb;
+}
+
+static bool copy_is_reload(const struct sched_milp *sm, int h)
+{
+	return h >= sm->in->stages * sm->in->microbatches;
+}
+
+static int copy_stage(const struct sched_milp *sm, int h)
+{
+	return h / sm->in->microbatches % sm->in->stages;
+}
+
+static int copy_mb(const struct sched_milp *sm, int h)
+{
+	return h % sm->in->microbatches;
+}
+
+static int copy_device(const struct sched_milp *sm, int h)
+{
+	return sm->in->stage_device[copy_stage(sm, h)];
+}
+
+static int64_t copy_dur(const struct sched_milp *sm, int h)
+{
+	int l = copy_stage(sm, h);
+	return copy_is_reload(sm, h) ? sm->in->reload_cost[l] : sm->in->offload_cost[l];
+}
+
+/* The copy's memory change when it exists: an offload frees, a reload takes. */
+static double copy_delta(const struct sched_milp *sm, int h)
+{
+	double moved = (double)inst_moved(sm->in, copy_stage(sm, h));
+	return copy_is_reload(sm, h) ? moved : -moved;
+}
+
+static int copy_u(const struct sched_milp *sm, int h)
+{
+	const struct disjunctive *dj = sm->data;
+	return dj->u_col[copy_stage(sm, h) * sm->in->microbatches + copy_mb(sm, h)];
+}
+
+/* u and the copies' end columns, within the windows the chain F -> O ->
+ * L -> B leaves under the horizon; a (stage, micro-batch) whose copies do
+ * not fit there gets none (no schedule within the horizon offloads it). */
+static enum status offload_columns(struct sched_milp *sm, struct error *err)
+{
+	struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	const struct opgraph *g = sm->g;
+	int L = in->stages, M = in->microbatches;
+	dj->u_col = malloc(L * M * sizeof *dj->u_col);
+	dj->copy_col = malloc(2 * L * M * sizeof *dj->copy_col);
+	if (!dj->u_col || !dj->copy_col)
+		return err_set(err, "formulation: out of memory");
+	for (int i = 0; i < L * M; i++)
+		dj->u_col[i] = dj->copy_col[i] = dj->copy_col[L * M + i] = -1;
+	if (!offload_modelled(sm))
+		return STATUS_OK;
+	for (int l = 0; l < L; l++) {
+		if (inst_moved(in, l) <= 0)
+			continue;
+		for (int j = 0; j < M; j++) {
+			int f = inst_op_id(in, OP_F, l, j), b = inst_op_id(in, OP_B, l, j);
+			int64_t dO = in->offload_cost[l], dL = in->reload_cost[l];
+			int64_t lo = g->head[f] + g->dur[f] + dO;
+			int64_t hi = sm->horizon - g->tail[b] - g->dur[b];
+			if (lo + dL > hi)
+				continue;
+			dj->u_col[l * M + j] = milp_add_col(sm->milp, 0, 1, 0, true, "u%d_%d", l, j);
+			dj->copy_col[copy_index(in, OP_O, l, j)] =
+				milp_add_col(sm->milp, (double)lo, (double)(hi - dL), 0, false,
+					     "EO%d_%d", l, j);
+			dj->copy_col[copy_index(in, OP_L, l, j)] =
+				milp_add_col(sm->milp, (double)(lo + dL), (double)hi, 0, false,
+					     "EL%d_%d", l, j);
+		}
+	}
+	return STATUS_OK;
+}
+
+/* Grow an array of n elements of size sz by one, doubling its capacity. */
+static bool grow_one(void **a, int n, int *cap, size_t sz)
+{
+	if (n < *cap)
+		return true;
+	int c = *cap ? 2 * *cap : 64;
+	void *p = realloc(*a, (size_t)c * sz);
+	if (!p)
+		return false;
+	*a = p;
+	*cap = c;
+	return true;
+}
+
+/* The product column w = a b of two binaries: w <= a, w <= b, w >= a + b - 1. */
+static int product_column(struct milp *m, int a, int b, const char *name)
+{
+	int w = milp_add_col(m, 0, 1, 0, false, "%s", name);
+	int c[3] = {w, a, b};
+	double le[2] = {1, -1}, ge[3] = {1, -1, -1};
+	int cb[2] = {w, b};
+	milp_add_row(m, 2, c, le, -MILP_INF, 0, "%s_a", name);
+	milp_add_row(m, 2, cb, le, -MILP_INF, 0, "%s_b", name);
+	milp_add_row(m, 3, c, ge, -1, MILP_INF, "%s_ab", name);
+	return w;
+}
+
+/* The cross pairs (compute op, copy) and the channel pairs of each device,
+ * with their binaries and products. */
+static enum status offload_pairs(struct sched_milp *sm, struct error *err)
+{
+	struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	const struct opgraph *g = sm->g;
+	struct milp *m = sm->milp;
+	int L = in->stages, M = in->microbatches, H = 2 * L * M, ccap = 0, hcap = 0;
+	char name[96];
+	if (!offload_modelled(sm))
+		return STATUS_OK;
+	for (int k = 0; k < g->n; k++) {
+		int kk = kind_of(sm, k), l = stage_of(sm, k), j = k % M;
+		int64_t dk = inst_delta(in, kk, l);
+		if (dk == 0)
+			continue;
+		for (int h = 0; h < H; h++) {
+			if (dj->copy_col[h] < 0 || copy_device(sm, h) != g->device[k] ||
+			    (dk < 0 && !copy_is_reload(sm, h)))
+				continue;
+			if (!grow_one((void **)&dj->cross, dj->ncross, &ccap, sizeof *dj->cross))
+				return err_set(err, "formulation: out of memory");
+			bool own = copy_stage(sm, h) == l && copy_mb(sm, h) == j;
+			/* an F is listed before its own copies, a B or W after its reload */
+			double lo = own && kk == OP_F ? 1 : 0, hi = own && kk != OP_F ? 0 : 1;
+			struct cross_pair *c = &dj->cross[dj->ncross++];
+			c->op = k;
+			c->copy = h;
+			c->x = milp_add_col(m, lo, hi, 0, true, "x_%d_c%d", k, h);
+			snprintf(name, sizeof name, "wx_%d_c%d", k, h);
+			c->w = dk > 0 ? product_column(m, c->x, copy_u(sm, h), name) : -1;
+		}
+	}
+	for (int a = 0; a < H; a++)
+		for (int b = a + 1; b < H; b++) {
+			if (dj->copy_col[a] < 0 || dj->copy_col[b] < 0 ||
+			    copy_device(sm, a) != copy_device(sm, b))
+				continue;
+			if (!grow_one((void **)&dj->chan, dj->nchan, &hcap, sizeof *dj->chan))
+				return err_set(err, "formulation: out of memory");
+			/* an offload runs before its own reload */
+			bool own = b == a + L * M;
+			struct chan_pair *c = &dj->chan[dj->nchan++];
+			c->a = a;
+			c->b = b;
+			c->v = milp_add_col(m, own ? 1 : 0, 1, 0, true, "v_c%d_c%d", a, b);
+			snprintf(name, sizeof name, "wa_c%d_c%d", a, b);
+			c->wa = product_column(m, c->v, copy_u(sm, a), name);
+			snprintf(name, sizeof name, "wb_c%d_c%d", a, b);
+			c->wb = product_column(m, c->v, copy_u(sm, b), name);
+		}
+	return STATUS_OK;
+}
+
+/* A condition of a rule: binary col at value one (1) or 0. */
+struct cond {
+	int col;
+	bool one;
+};
+
+/*
+ * E_late - E_early >= gap when every condition holds:
+ *     E_late - E_early + sum_{need 1} M (1 - z) + sum_{need 0} M z >= gap,
+ * M = gap + ub(E_early) - lb(E_late), the least that makes the row vacuous
+ * when a condition fails.
+ */
+static void rule_row(struct sched_milp *sm, int late, int early, double gap,
+		     const struct cond *c, int nc, const char *name)
+{
+	struct milp *m = sm->milp;
+	double M = gap + m->cols[early].ub - m->cols[late].lb;
+	if (M <= 0)
+		return;   /* holds whatever the binaries say */
+	int cols[8];
+	double vals[8], rhs = gap;
+	int n = 0;
+	cols[n] = late, vals[n++] = 1;
+	cols[n] = early, vals[n++] = -1;
+	for (int i = 0; i < nc; i++) {
+		cols[n] = c[i].col;
+		vals[n++] = c[i].one ? -M : M;
+		if (c[i].one)
+			rhs -= M;
+	}
+	milp_add_row(m, n, cols, vals, rhs, MILP_INF, "%s", name);
+}
+
+/* The copies' rules (above): their chain, the channel, and the listing. */
+static void offload_rows(struct sched_milp *sm)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	const struct opgraph *g = sm->g;
+	int L = in->stages, M = in->microbatches;
+	char name[96];
+	if (!offload_modelled(sm))
+		return;
+	for (int l = 0; l < L; l++)
+		for (int j = 0; j < M; j++) {
+			int u = dj->u_col[l * M + j];
+			if (u < 0)
+				continue;
+			int eo = dj->copy_col[copy_index(in, OP_O, l, j)];
+			int el = dj->copy_col[copy_index(in, OP_L, l, j)];
+			int ef = dj->end_col[inst_op_id(in, OP_F, l, j)];
+			int b = inst_op_id(in, OP_B, l, j);
+			struct cond on = {u, true};
+			snprintf(name, sizeof name, "oF_%d_%d", l, j);
+			rule_row(sm, eo, ef, (double)in->offload_cost[l], &on, 1, name);
+			snprintf(name, sizeof name, "lO_%d_%d", l, j);
+			rule_row(sm, el, eo, (double)in->reload_cost[l], &on, 1, name);
+			snprintf(name, sizeof name, "bL_%d_%d", l, j);
+			rule_row(sm, dj->end_col[b], el, (double)g->dur[b], &on, 1, name);
+		}
+	for (int i = 0; i < dj->nchan; i++) {
+		const struct chan_pair *c = &dj->chan[i];
+		int ea = dj->copy_col[c->a], eb = dj->copy_col[c->b];
+		struct cond first[3] = {{c->v, true}, {copy_u(sm, c->a), true}, {copy_u(sm, c->b), true}};
+		snprintf(name, sizeof name, "ch_c%d_c%d", c->a, c->b);
+		rule_row(sm, eb, ea, (double)copy_dur(sm, c->b), first, 3, name);
+		first[0].one = false;
+		snprintf(name, sizeof name, "ch_c%d_c%d_r", c->a, c->b);
+		rule_row(sm, ea, eb, (double)copy_dur(sm, c->a), first, 3, name);
+	}
+	for (int i = 0; i < dj->ncross; i++) {
+		const struct cross_pair *c = &dj->cross[i];
+		int k = c->op, h = c->copy, ek = dj->end_col[k], eh = dj->copy_col[h];
+		double Tk = (double)g->dur[k], dh = (double)copy_dur(sm, h);
+		bool takes = inst_delta(in, kind_of(sm, k), stage_of(sm, k)) > 0;
+		struct cond cs[2] = {{c->x, true}, {copy_u(sm, h), true}};
+		snprintf(name, sizeof name, "x_%d_c%d", k, h);
+		if (takes && copy_is_reload(sm, h)) {
+			rule_row(sm, eh, ek, dh - Tk, cs, 2, name);          /* x: S_L >= S_k */
+			cs[0].one = false;
+			snprintf(name, sizeof name, "x_%d_c%d_r", k, h);
+			rule_row(sm, ek, eh, Tk - dh, cs, 2, name);          /* !x: S_k >= S_L */
+		} else if (takes) {
+			cs[0].one = false;
+			rule_row(sm, ek, eh, Tk, cs, 2, name);               /* !x: S_k >= E_O */
+		} else {
+			rule_row(sm, eh, ek, dh, cs, 2, name);               /* x: S_L >= E_k */
+		}
+	}
+}
+
+/* An F's memory row (memory_row): each copy of its device listed before
+ * it, delta_h u (1 - x) = delta_h (u - w). */
+static void copies_before_op(const struct sched_milp *sm, int k, struct mem_row *row)
+{
+	const struct disjunctive *dj = sm->data;
+	for (int i = 0; i < dj->ncross; i++) {
+		const struct cross_pair *c = &dj->cross[i];
+		if (c->op != k || c->w < 0)
+			continue;
+		double dh = copy_delta(sm, c->copy);
+		row->cols[row->n] = copy_u(sm, c->copy);
+		row->vals[row->n++] = dh;
+		row->cols[row->n] = c->w;
+		row->vals[row->n++] = -dh;
+	}
+}
+
+/* The copies of h's device listed before it, [a before h] u_a, by the
+ * channel pairs: `delta` gives each one's contribution. */
+static void copies_before_copy(const struct sched_milp *sm, int h, struct mem_row *row,
+			       double (*delta)(const struct sched_milp *, int))
+{
+	const struct disjunctive *dj = sm->data;
+	for (int i = 0; i < dj->nchan; i++) {
+		const struct chan_pair *c = &dj->chan[i];
+		if (c->b == h) {            /* a before b: v u_a */
+			row->cols[row->n] = c->wa;
+			row->vals[row->n++] = delta(sm, c->a);
+		} else if (c->a == h) {     /* b before a: (1 - v) u_b */
+			double db = delta(sm, c->b);
+			row->cols[row->n] = copy_u(sm, c->b);
+			row->vals[row->n++] = db;
+			row->cols[row->n] = c->wb;
+			row->vals[row->n++] = -db;
+		}
+	}
+}
+
+/* What the host holds per copy: an offload adds, a reload takes back. */
+static double host_delta(const struct sched_milp *sm, int h)
+{
+	return -copy_delta(sm, h);
+}
+
+/* A reload's memory row and, with a host limit, an offload's host row. */
+static void copy_rows(struct sched_milp *sm, struct mem_row *row)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	int H = 2 * in->stages * in->microbatches;
+	for (int h = 0; h < H; h++) {
+		if (dj->copy_col[h] < 0)
+			continue;
+		int d = copy_device(sm, h);
+		bool reload = copy_is_reload(sm, h);
+		if (!reload && !(in->has_host_limit && in->host_limit))
+			continue;
+		row->n = 0;
+		row->fixed = 0;
+		row->cols[row->n] = copy_u(sm, h);
+		row->vals[row->n++] = reload ? copy_delta(sm, h) : host_delta(sm, h);
+		if (reload)
+			for (int i = 0; i < dj->ncross; i++) {   /* compute ops listed first */
+				const struct cross_pair *c = &dj->cross[i];
+				if (c->copy != h)
+					continue;
+				row->cols[row->n] = c->x;
+				row->vals[row->n++] = (double)inst_delta(in, kind_of(sm, c->op),
+									 stage_of(sm, c->op));
+			}
+		copies_before_copy(sm, h, row, reload ? copy_delta : host_delta);
+		double limit = (double)(reload ? in->limit[d] : in->host_limit[d]);
+		milp_add_row(sm->milp, row->n, row->cols, row->vals, -MILP_INF, limit,
+			     "%s_c%d", reload ? "memL" : "host", h);
+	}
+}
+
 /*
  * Memory, right after op k starts (deltas are charged at the start):
  *     D_k + sum_{i precedes k} D_i + sum_{open pairs} D_i [i before k] <= limit
@@ -481,13 +860,6 @@ static bool index_pairs(const struct sched_milp *sm, struct pair_index *ix)
  * rebuild is charged before its own delta). [i before k] r_i is the
  * product column w (product_columns).
  */
-struct mem_row {
-	int *cols;
-	double *vals;
-	int n;
-	double fixed;
-};
-
 /* Add op i's net times [i before k] to the row: `pair` -1 when i precedes
  * k, else the open pair p of i and k (side: i's place in it). */
 static void add_net(const struct sched_milp *sm, struct mem_row *row, int i, int p, int side)
@@ -537,6 +909,7 @@ static void memory_row(struct sched_milp *sm, const struct pair_index *ix, int k
 		bool k_is_a = dj->pair[p][0] == k;
 		add_net(sm, row, k_is_a ? dj->pair[p][1] : dj->pair[p][0], p, k_is_a ? 1 : 0);
 	}
+	copies_before_op(sm, k, row);
 	double worst = row->fixed;
 	for (int e = 0; e < row->n; e++)
 		worst += row->vals[e] > 0 ? row->vals[e] : 0;
@@ -553,8 +926,10 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 	const struct opgraph *g = sm->g;
 	if (!in->has_limit || !in->has_memory || !dj->pair_col || !dj->w_col)
 		return;   /* (out of memory: binary_columns marked the model failed) */
-	struct mem_row row = {malloc((3 * dj->npairs + g->n + 2) * sizeof(int)),
-			      malloc((3 * dj->npairs + g->n + 2) * sizeof(double)), 0, 0};
+	/* room for an F's pairs and copies, or a reload's cross and channel pairs */
+	size_t width = 3 * (size_t)dj->npairs + g->n + 2 * (size_t)dj->ncross +
+		       2 * (size_t)dj->nchan + 2;
+	struct mem_row row = {malloc(width * sizeof(int)), malloc(width * sizeof(double)), 0, 0};
 	if (!row.cols || !row.vals) {
 		sm->milp->failed = true;
 		free(row.cols);
@@ -571,6 +946,7 @@ static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
 		if (rebuilds(sm, k))
 			memory_row(sm, ix, k, 0, (double)inst_rebuilt(in, l), &row, "rebuild");
 	}
+	copy_rows(sm, &row);
 	free(row.cols);
 	free(row.vals);
 }
@@ -797,7 +1173,7 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	if (!dj)
 		return err_set(err, "formulation: out of memory");
 	if (open_pairs(sm, err) || pair_candidates(sm, err) || window_pairs(sm, err) ||
-	    end_columns(sm, err) || recompute_columns(sm, err))
+	    end_columns(sm, err) || recompute_columns(sm, err) || offload_columns(sm, err))
 		return STATUS_ERROR;
 	/* row buffers: three ops' columns, a binary or two, and one op's z's */
 	int width = most_pairs(sm) + 6;
@@ -812,8 +1188,16 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	}
 	objective_columns(sm);
 	binary_columns(sm);
+	if (offload_pairs(sm, err)) {
+		free(cols);
+		free(vals);
+		free(ix.start);
+		free(ix.list);
+		return STATUS_ERROR;
+	}
 	precedence_rows(sm, cols, vals);
 	order_rows(sm, cols, vals);
+	offload_rows(sm);
 	one_pair_rows(sm, cols, vals);
 	memory_rows(sm, &ix);
 	objective_rows(sm, cols, vals);
@@ -835,18 +1219,22 @@ static bool paired_in(const struct sched_milp *sm, const struct schedule *s, int
 	return row->ops[pos[later]].with_prev;
 }
 
-/* Position of each op in its device's order; -1 if absent. */
+/* Position of each op in its device's order, and of each copy (offload or
+ * reload) at n + its index; -1 if absent. */
 static int *positions(const struct sched_milp *sm, const struct schedule *s)
 {
-	int *pos = malloc(sm->g->n * sizeof(int));
+	const struct instance *in = sm->in;
+	int n = sm->g->n, copies = 2 * in->stages * in->microbatches;
+	int *pos = malloc((n + copies) * sizeof(int));
 	if (!pos)
 		return NULL;
-	for (int i = 0; i < sm->g->n; i++)
+	for (int i = 0; i < n + copies; i++)
 		pos[i] = -1;
 	for (int d = 0; d < s->devices; d++)
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
-			pos[inst_op_id(sm->in, o->kind, o->stage, o->mb)] = i;
+			pos[op_on_channel(o->kind) ? n + copy_index(in, o->kind, o->stage, o->mb) :
+						     inst_op_id(in, o->kind, o->stage, o->mb)] = i;
 		}
 	return pos;
 }
@@ -855,6 +1243,51 @@ static int *positions(const struct sched_milp *sm, const struct schedule *s)
  * the device; an overlapped pair of the schedule sets its z and puts its F
  * first (its two ops are next to each other in the row, so every other
  * op's y is the same either way). */
+/* The copies' part of a schedule's point (pos from positions()): u and
+ * the copies' ends from the run, the listing binaries from the row, the
+ * products. A copy not listed takes its column's lower bound, is listed
+ * before every op it may be (the rules that read it are relaxed by u = 0,
+ * and its reload's memory row then counts only its own F); an offload of
+ * a (stage, micro-batch) without a u lies outside. */
+static bool offload_point(const struct sched_milp *sm, const struct sim_result *r,
+			  const int *pos, double *x)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	const struct milp *m = sm->milp;
+	int n = sm->g->n, LM = in->stages * in->microbatches;
+	for (int i = 0; i < LM; i++) {
+		bool listed = pos[n + i] >= 0;
+		if (dj->u_col[i] < 0) {
+			if (listed)
+				return false;
+			continue;
+		}
+		x[dj->u_col[i]] = listed;
+		for (int c = 0; c < 2; c++) {
+			int h = c * LM + i;
+			x[dj->copy_col[h]] = listed ? (double)r->copy_end[h] : m->cols[dj->copy_col[h]].lb;
+		}
+	}
+	for (int i = 0; i < dj->ncross; i++) {
+		const struct cross_pair *c = &dj->cross[i];
+		bool listed = pos[n + c->copy] >= 0;
+		x[c->x] = listed ? pos[c->op] < pos[n + c->copy] : m->cols[c->x].lb;
+		if (c->w >= 0)
+			x[c->w] = x[c->x] * x[copy_u(sm, c->copy)];
+	}
+	for (int i = 0; i < dj->nchan; i++) {
+		const struct chan_pair *c = &dj->chan[i];
+		bool la = pos[n + c->a] >= 0, lb = pos[n + c->b] >= 0;
+		/* a copy not listed goes first: its reload row counts nothing */
+		x[c->v] = la && lb ? pos[n + c->a] < pos[n + c->b] : la != lb ? !la :
+			  m->cols[c->v].lb;
+		x[c->wa] = x[c->v] * x[copy_u(sm, c->a)];
+		x[c->wb] = x[c->v] * x[copy_u(sm, c->b)];
+	}
+	return true;
+}
+
 static bool disjunctive_point(const struct sched_milp *sm, const struct schedule *s,
 			      const struct sim_result *r, double *x)
 {
@@ -878,6 +1311,8 @@ static bool disjunctive_point(const struct sched_milp *sm, const struct schedule
 	for (int d = 0; d < s->devices; d++)
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
+			if (op_on_channel(o->kind))
+				continue;
 			int id = inst_op_id(sm->in, o->kind, o->stage, o->mb);
 			if (o->kind == OP_B && dj->rc_col[id] >= 0)
 				x[dj->rc_col[id]] = o->recompute;
@@ -888,6 +1323,8 @@ static bool disjunctive_point(const struct sched_milp *sm, const struct schedule
 		for (int t = 0; t < 2; t++)
 			if (dj->w_col[p][t] >= 0)
 				x[dj->w_col[p][t]] = x[dj->pair_col[p]] * x[dj->rc_col[dj->pair[p][t]]];
+	if (ok && offload_modelled(sm))
+		ok = offload_point(sm, r, pos, x);
 	free(pos);
 	return ok;
 }
@@ -913,6 +1350,93 @@ static int disjunctive_partner(const struct sched_milp *sm, const double *x, int
 		}
 	}
 	return -1;
+}
+
+/* Whether copy h goes before compute op o in device d's decoded row: by
+ * their keys (a reload at its start, an offload at its end; a compute op
+ * that frees memory at its end, another at its start), ties by the
+ * listing binary, else an op's own copies in the chain's order, else a
+ * copy that frees first. */
+static bool copy_before(const struct sched_milp *sm, const double *x, int h, const struct op *o)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	int k = inst_op_id(in, o->kind, o->stage, o->mb);
+	double ek = x[dj->end_col[k]], eh = x[dj->copy_col[h]];
+	double key_k = inst_delta(in, o->kind, o->stage) < 0 ? ek : ek - (double)sm->g->dur[k];
+	double key_h = copy_is_reload(sm, h) ? eh - (double)copy_dur(sm, h) : eh;
+	if (fabs(key_h - key_k) > 1e-6)
+		return key_h < key_k;
+	for (int i = 0; i < dj->ncross; i++)
+		if (dj->cross[i].op == k && dj->cross[i].copy == h)
+			return x[dj->cross[i].x] < 0.5;
+	if (copy_stage(sm, h) == o->stage && copy_mb(sm, h) == o->mb)
+		return o->kind != OP_F;
+	return !copy_is_reload(sm, h);
+}
+
+/* Whether copy a runs before copy b on their channel in x: by start, and
+ * at equal starts (zero-length copies) by their binary v. */
+static bool channel_before(const struct sched_milp *sm, const double *x, int a, int b)
+{
+	const struct disjunctive *dj = sm->data;
+	double sa = x[dj->copy_col[a]] - (double)copy_dur(sm, a);
+	double sb = x[dj->copy_col[b]] - (double)copy_dur(sm, b);
+	if (fabs(sa - sb) > 1e-6)
+		return sa < sb;
+	for (int i = 0; i < dj->nchan; i++) {
+		const struct chan_pair *c = &dj->chan[i];
+		if (c->a == a && c->b == b)
+			return x[c->v] > 0.5;
+		if (c->a == b && c->b == a)
+			return x[c->v] < 0.5;
+	}
+	return a < b;
+}
+
+/* Device d's copies in x, merged into its decoded row of compute ops. */
+static enum status disjunctive_copies(const struct sched_milp *sm, const double *x,
+				      struct schedule *s, int d)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct instance *in = sm->in;
+	if (!offload_modelled(sm))
+		return STATUS_OK;
+	int H = 2 * in->stages * in->microbatches, nh = 0;
+	struct sched_row *row = &s->rows[d];
+	int *hs = malloc(H * sizeof *hs);
+	struct op *ops = malloc((row->len + 1) * sizeof *ops);
+	if (!hs || !ops) {
+		free(hs);
+		free(ops);
+		return STATUS_ERROR;
+	}
+	for (int h = 0; h < H; h++)
+		if (dj->copy_col[h] >= 0 && copy_device(sm, h) == d && x[copy_u(sm, h)] > 0.5)
+			hs[nh++] = h;
+	for (int a = 1; a < nh; a++)   /* in the channel's order */
+		for (int b = a; b > 0 && channel_before(sm, x, hs[b], hs[b - 1]); b--) {
+			int t = hs[b];
+			hs[b] = hs[b - 1];
+			hs[b - 1] = t;
+		}
+	int n = row->len, i = 0, q = 0;
+	memcpy(ops, row->ops, n * sizeof *ops);
+	row->len = 0;
+	enum status st = STATUS_OK;
+	while (!st && (i < n || q < nh)) {
+		if (q < nh && (i == n || copy_before(sm, x, hs[q], &ops[i]))) {
+			int h = hs[q++];
+			st = schedule_push(s, d, copy_is_reload(sm, h) ? OP_L : OP_O,
+					   copy_stage(sm, h), copy_mb(sm, h));
+		} else {
+			st = schedule_push(s, d, ops[i].kind, ops[i].stage, ops[i].mb);
+			i++;
+		}
+	}
+	free(hs);
+	free(ops);
+	return st;
 }
 
 /* Whether B op o rebuilds its dropped activations in x. */
@@ -955,6 +1479,10 @@ static void disjunctive_free(void *data)
 	free(dj->max_dur);
 	free(dj->rc_col);
 	free(dj->w_col);
+	free(dj->u_col);
+	free(dj->copy_col);
+	free(dj->cross);
+	free(dj->chan);
 	free(dj);
 }
 
@@ -967,7 +1495,9 @@ const struct formulation formulation_disjunctive = {
 	.tie = disjunctive_tie,
 	.partner = disjunctive_partner,
 	.recomputed = disjunctive_recomputed,
+	.copies = disjunctive_copies,
 	.free_data = disjunctive_free,
 	.pairs = true,
 	.recompute = true,
+	.offload = true,
 };

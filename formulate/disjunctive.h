@@ -31,6 +31,24 @@ struct disjunctive {
 	 * its activations on stage l after F(l,j) and B(l,j) rebuilds them */
 	int *rc_col;            /* [n] the r of an F's or a B's (stage, micro-batch), or -1 */
 	int (*w_col)[2];        /* [npairs] w = y r of the pair's op a, of op b, or -1 */
+	/* Offload (instance `offload`): per (stage, micro-batch) whose copy
+	 * frees memory, u = 1 when it is offloaded; copy h = (c L + l) M + j
+	 * is its offload O (c = 0) or reload L (c = 1), as in sim.h */
+	int *u_col;             /* [L*M] or -1 */
+	int *copy_col;          /* [2*L*M] the copy's end column, or -1 */
+	int ncross;             /* (compute op, copy) of one device whose listing
+	                           order a rule or a memory row reads */
+	struct cross_pair {
+		int op, copy;
+		int x;          /* 1: the op is listed before the copy */
+		int w;          /* x u of the copy (an F's memory row), or -1 */
+	} *cross;
+	int nchan;              /* pairs of copies of one device */
+	struct chan_pair {
+		int a, b;       /* copies, a < b */
+		int v;          /* 1: a runs (and is listed) before b */
+		int wa, wb;     /* v u_a, v u_b */
+	} *chan;
 };
 
 #endif

@@ -53,6 +53,11 @@ struct formulation {
 	/* Optional (NULL: never): whether B op o rebuilds its micro-batch's
 	 * dropped activations in x (instance `recompute`). */
 	bool (*recomputed)(const struct sched_milp *sm, const double *x, int o);
+	/* Optional (NULL: none): put the copies (offloads, reloads) x runs on
+	 * device d into s's row d, which holds its compute ops in order
+	 * (instance `offload`); non-zero out of memory. */
+	enum status (*copies)(const struct sched_milp *sm, const double *x,
+			      struct schedule *s, int d);
 	void (*free_data)(void *data);   /* accepts NULL */
 	/* Optional: the binaries the model would have at `horizon` (to decide
 	 * beforehand), or -1 when the horizon is below an op's longest path. */
@@ -63,6 +68,8 @@ struct formulation {
 	/* Whether it holds recompute choices (instance `recompute`): only
 	 * such a formulation may solve an instance with them. */
 	bool recompute;
+	/* Whether it holds offload choices (instance `offload`, makespan). */
+	bool offload;
 };
 
 /* Registry, in the order help texts list it. formulation_at asserts

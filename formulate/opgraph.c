@@ -50,8 +50,9 @@ static bool arc_add(struct arc_list *a, int from, int to, int64_t lag)
  */
 static bool window_arcs(const struct instance *in, struct arc_list *a, int *count)
 {
-	if (!in->has_limit || !in->has_memory || in->has_recompute)
-		return true;   /* with recompute F(l, 0..j+K) need not all have started */
+	if (!in->has_limit || !in->has_memory || in->has_recompute || in->has_offload)
+		return true;   /* then F(l, 0..j+K) need not all have started, and
+		                  an offloaded F holds less */
 	int L = in->stages, M = in->microbatches;
 	for (int l = 0; l < L; l++) {
 		int d = in->stage_device[l];
@@ -80,14 +81,15 @@ static bool window_arcs(const struct instance *in, struct arc_list *a, int *coun
  * the argument). With recompute FIFO loses optima (solvers/bnb.h has the
  * instance): relabelling the two micro-batches downstream of stage l
  * swaps the labels of B(l', .) but not of F(l', .) on the stages l' above
- * it, whose drop marks may differ. Only a relabelling of whole
+ * it, whose drop marks may differ; offload marks are per (stage,
+ * micro-batch) too, and their copies keep their labels. Only a relabelling of whole
  * micro-batches stays valid there (every op and mark moves with its
  * micro-batch), and it can sort one sequence: the forwards of the first
  * stage in topological order, a source.
  */
 static bool fifo_holds(const struct instance *in, int k, int l)
 {
-	return !in->has_recompute || (k == OP_F && l == in->topo[0]);
+	return !(in->has_recompute || in->has_offload) || (k == OP_F && l == in->topo[0]);
 }
 
 static bool build_arcs(const struct instance *in, struct arc_list *a, int *windows)
@@ -278,10 +280,10 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 	/* the ranks' releases (sched/bound.c) hold for FIFO schedules, which
 	 * the FIFO arcs above make every solution; if they cannot be computed
 	 * the arcs alone give the heads. Not where F&B pairs gain: the ranks
-	 * run one op at a time, and a pair runs two; nor with recompute, whose
-	 * ops are not FIFO (the arcs' heads and tails hold: a paired or
-	 * recomputed op lasts at least its own cost) */
-	int64_t *rel = inst_pairs_gain(in) || in->has_recompute ? NULL :
+	 * run one op at a time, and a pair runs two; nor with recompute or
+	 * offload, whose ops are not FIFO (the arcs' heads and tails hold: a
+	 * paired or recomputed op lasts at least its own cost) */
+	int64_t *rel = inst_pairs_gain(in) || in->has_recompute || in->has_offload ? NULL :
 		       malloc(g->n * sizeof *rel);
 	struct error ignored;
 	if (rel && bound_releases(in, rel, &ignored)) {

@@ -6,10 +6,11 @@
  *                              B(s,j) -> B(l,j), B(l,j) -> W(l,j);
  *   FIFO (same device):        X(l,j-1) -> X(l,j) for X in F, B, W;
  *   memory windows (below):    B(l,j) -> F(l,j+K).
- * With recompute only the first stage's F's keep FIFO, and no windows.
+ * With recompute or offload only the first stage's F's keep FIFO, and
+ * there are no windows.
  *
- * Why FIFO loses no optimal schedule (without recompute; with it FIFO
- * does lose, solvers/bnb.h, and only the first stage's forwards keep
+ * Why FIFO loses no optimal schedule (without recompute or offload; with
+ * recompute FIFO does lose, solvers/bnb.h, and only the first stage's forwards keep
  * their FIFO arcs, opgraph.c fifo_holds, and no memory window is
  * added): micro-batches are identical. If a
  * schedule runs X(l,a) after X(l,b) for a < b, swap the labels a and b on

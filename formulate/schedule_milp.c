@@ -153,6 +153,11 @@ enum status sched_milp_decode(const struct sched_milp *sm, const double *x,
 			if (sm->form->recomputed && sm->form->recomputed(sm, x, o))
 				s->rows[d].ops[s->rows[d].len - 1].recompute = true;
 		}
+		if (sm->form->copies && sm->form->copies(sm, x, s, d)) {
+			free(ops);
+			schedule_free(s);
+			return err_set(err, "decode: out of memory");
+		}
 	}
 	free(ops);
 	*out = s;
@@ -172,12 +177,16 @@ json_t *sched_milp_map_json(const struct sched_milp *sm)
 			"device", sm->g->device[o], "duration", (json_int_t)sm->g->dur[o]));
 	for (int c = 0; c < sm->milp->ncols; c++)
 		json_array_append_new(cols, json_string(sm->milp->cols[c].name));
-	json_t *names = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}",
+	json_t *names = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:s}",
 		"E_<kind><stage>_<microbatch>", "disjunctive: the end time of that op",
 		"y_<a>_<b>", "disjunctive: 1 when op a runs before op b on their device (op indices)",
 		"z_<a>_<b>", "disjunctive with F&B overlap: 1 when ops a and b run as one overlapped pair",
 		"r<stage>_<microbatch>", "disjunctive with recompute: 1 when that micro-batch drops its activations on that stage after F and its B rebuilds them",
 		"w_<a>_<b>_<o>", "disjunctive with recompute: y_<a>_<b> times op o's r (o is a or b)",
+		"u<stage>_<microbatch>", "disjunctive with offload: 1 when that micro-batch's activations on that stage are offloaded and reloaded",
+		"EO<stage>_<microbatch> | EL<stage>_<microbatch>", "disjunctive with offload: the end time of that offload or reload",
+		"x_<op>_c<copy> | v_c<a>_c<b>", "disjunctive with offload: 1 when the op (the copy a) is listed before the copy (b); copy = (c * stages + stage) * microbatches + microbatch, c 0 for O, 1 for L",
+		"wx_* | wa_* | wb_*", "disjunctive with offload: a listing binary times a copy's u",
 		"x_<kind><stage>_<microbatch>_t<T>", "time-indexed: 1 when that op starts at time T",
 		"Cmax | Span", "the objective: the makespan, or the longest per-device span",
 		"first_<d> | last_<d>", "span: device d's first start and last end");

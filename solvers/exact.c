@@ -687,9 +687,9 @@ static enum status milp_auto(struct exact_run *x)
 	const struct formulation *dj = formulation_find("disjunctive");
 	const struct formulation *ti = formulation_find("time-indexed");
 	struct exact_result *r = x->r;
-	assert(dj && ti && ti->size && dj->pairs && dj->recompute);
-	/* F&B overlap or recompute: the disjunctive model alone holds them */
-	if (inst_pairs_gain(x->in) || x->in->has_recompute)
+	assert(dj && ti && ti->size && dj->pairs && dj->recompute && dj->offload);
+	/* F&B overlap, recompute or offload: the disjunctive model alone holds them */
+	if (inst_pairs_gain(x->in) || x->in->has_recompute || x->in->has_offload)
 		return disjunctive_passes(x, dj);
 	/* split backward (F, B, W), makespan: the time-indexed targets first,
 	 * for two thirds of the time, then the disjunctive model. Measured
@@ -769,7 +769,8 @@ static enum status milp_auto(struct exact_run *x)
 static bool too_large(const struct exact_run *x, const struct opgraph *g)
 {
 	long pairs = opgraph_open_pairs(g, NULL);
-	long weight = x->in->has_recompute ? 3 : inst_pairs_gain(x->in) ? 2 : 1;
+	long weight = x->in->has_recompute || x->in->has_offload ? 3 :
+		      inst_pairs_gain(x->in) ? 2 : 1;
 	return pairs * weight > MILP_MAX_PAIR_UNITS;
 }
 
@@ -788,6 +789,9 @@ static enum status solve_milp(struct exact_run *x)
 			       form->name, x->in->name);
 	if (form && !form->recompute && x->in->has_recompute)
 		return err_set(x->err, "formulation '%s' does not model recompute choices (instance '%s' has recompute): use disjunctive or auto",
+			       form->name, x->in->name);
+	if (form && !form->offload && x->in->has_offload)
+		return err_set(x->err, "formulation '%s' does not model offload choices (instance '%s' has offload): use disjunctive or auto",
 			       form->name, x->in->name);
 	struct opgraph *g = opgraph_new(x->in, x->err);
 	if (!g)
@@ -810,11 +814,13 @@ static enum status solve_milp(struct exact_run *x)
 	return st;
 }
 
-/* Whether a MILP models the instance's decisions: F&B pairs or recompute
- * choices (the disjunctive model, one or the other), not offload. */
+/* Whether a MILP models the instance's decisions: F&B pairs, recompute
+ * choices or offloads (the disjunctive model; not recompute and pairs
+ * together, offload for the makespan only). */
 static bool milp_models(const struct instance *in)
 {
-	return !in->has_offload && !(in->has_recompute && inst_pairs_gain(in));
+	return !(in->has_offload && in->objective != OBJ_MAKESPAN) &&
+	       !(in->has_recompute && inst_pairs_gain(in));
 }
 
 /*
@@ -839,10 +845,10 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	if (inst_nops(in) > (span ? BNB_SPAN_MAX_OPS : BNB_MAX_OPS) || !bnb_takes(in))
 		return STATUS_OK;
 	/* The search's time. Span: half (the MILP only relaxes it). With
-	 * recompute half too (the search takes every order, the MILP's
-	 * model has FIFO arcs on the first stage only and is the weaker).
-	 * With offload, or recompute and F&B pairs together, no MILP follows
-	 * (none models them): 95 %. Makespan
+	 * recompute or offload half too (the search takes every order, the
+	 * MILP's model has FIFO arcs on the first stage only and is the
+	 * weaker). Where no MILP follows (recompute and F&B pairs together,
+	 * offload with the span): 95 %. Makespan
 	 * with a MILP to follow: a tenth, and at most BNB_MAKESPAN_CAP s, also
 	 * without a limit. Its proofs come fast or not at all: every one on
 	 * the bench grid and the new classes came within 2.3 s of the whole
@@ -854,9 +860,10 @@ static enum status exact_search(const struct instance *in, const struct exact_op
 	double left = o->time_limit > 0 ? o->time_limit - (clock_seconds() - t0) : 0;
 	bool no_milp = !milp_models(in);
 	bool given = o->search_share > 0 && o->search_share <= 1;
-	bool capped = !span && !no_milp && !given && !in->has_recompute;
+	bool every_order = in->has_recompute || in->has_offload;
+	bool capped = !span && !no_milp && !given && !every_order;
 	double share = given ? o->search_share : no_milp ? 0.95 :
-		       span || in->has_recompute ? 0.5 : 0.1;
+		       span || every_order ? 0.5 : 0.1;
 	double limit = left * share;
 	if (!span && o->time_limit <= 0)
 		limit = capped ? BNB_MAKESPAN_CAP : 10;
@@ -1066,9 +1073,8 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 		 * not both: beyond the exact search no proof but the bound's
 		 * (which relaxes both) */
 		r->unproven = "recompute_not_modelled";
-	} else if (in->has_offload) {
-		/* the MILPs keep every activation on the device and have no
-		 * copy channel: the same, offload_not_modelled */
+	} else if (in->has_offload && !milp_models(in)) {
+		/* the disjunctive model has the copies for the makespan only */
 		r->unproven = "offload_not_modelled";
 	} else {
 		/* with F&B pairs or recompute too: the disjunctive model holds
