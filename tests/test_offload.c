@@ -49,6 +49,7 @@
  * digits ('2' for any op of micro-batch 2); '.' idle.
  */
 #include "test_helpers.h"
+#include "milp_alone.h"
 
 #include "sched/bound.h"
 #include "sched/sim.h"
@@ -1578,8 +1579,7 @@ struct ol_stats {
 	int rescued_exact;  /* of those, certified by exact_solve */
 	int bound_tight;
 	int disagree;       /* exact_solve against the brute force */
-	int milp, milp_certified;   /* the MILP alone (ol_milp): solves, certified */
-	int milp_none;      /* the MILP alone knew no schedule to start from */
+	struct milp_counts milp;   /* the MILP alone (tests/milp_alone.h) */
 	long rows, combos, sim_checked;
 };
 
@@ -1592,46 +1592,6 @@ struct ol_stats {
 		(st)->disagree++;                                              \
 	} while (0)
 
-/* The MILP alone (always_milp; the disjunctive model holds the offloads,
- * formulate/disjunctive.c) with `solver`: for the makespan it certifies
- * the brute force's optimum and its schedule re-simulates to it; for the
- * span, which it does not model, it certifies nothing (offload_not_modelled)
- * and its bound stays at or below OPT. Where no family is valid it has no
- * schedule to start from (counted). */
-static void ol_milp(const struct instance *in, const char *json, int64_t opt,
-		    const char *solver, struct ol_stats *st)
-{
-	struct exact_options o = {.solver = solver, .formulation = "disjunctive",
-				  .time_limit = 20, .threads = 1, .always_milp = true};
-	struct exact_result res;
-	struct error err = {{0}};
-	if (exact_solve(in, &o, &res, &err)) {
-		if (strstr(err.msg, "no valid schedule known"))
-			st->milp_none++;
-		else
-			OL_DISAGREE(st, "milp %s failed: %s\ninstance %s", solver, err.msg, json);
-		return;
-	}
-	bool span = in->objective == OBJ_SPAN;
-	struct sim *sim = sim_new(in);
-	struct sim_result r = {0};
-	enum status ss = sim_run(sim, res.schedule, &r, &err);
-	if ((!span && (!res.certified || res.objective != opt)) || res.bound > opt ||
-	    res.objective < opt || (res.certified && res.objective != opt) || ss ||
-	    r.objective != res.objective) {
-		char *text = ol_schedule_text(res.schedule);
-		OL_DISAGREE(st, "milp %s: %lld (%s, bound %lld, %s), brute force %lld\ninstance %s\n"
-			    "its schedule %s: sim_run %s %lld", solver, (long long)res.objective,
-			    res.certified ? "certified" : "not certified", (long long)res.bound,
-			    res.stopped_by ? res.stopped_by : "-", (long long)opt, json, text,
-			    ss ? err.msg : "ok", (long long)r.objective);
-		free(text);
-	}
-	st->milp++;
-	st->milp_certified += res.certified;
-	sim_free(sim);
-	exact_result_release(&res);
-}
 
 /* exact_solve and bound_compute on in against the brute force's opt. */
 static void ol_exact(const struct ol *b, const struct instance *in, const char *json,
@@ -1853,8 +1813,8 @@ static int64_t ol_instance(struct ol *b, uint64_t *rng, struct ol_stats *st, int
 
 	ol_exact(b, in, json, opt[1], opt[0], st);
 	if (opt[1] != INT64_MAX) {
-		ol_milp(in, json, opt[1], "cbc", st);
-		ol_milp(in, json, opt[1], "glpk", st);
+		milp_alone_count(in, json, opt[1], "cbc", &st->milp);
+		milp_alone_count(in, json, opt[1], "glpk", &st->milp);
 	}
 
 	for (int d = 0; d < b->D; d++)
@@ -2023,9 +1983,10 @@ static void test_brute_force(void **state)
 	       "disagreements %d\n",
 	       st.instances, st.span_instances, st.infeasible, st.rows, st.combos, st.sim_checked,
 	       st.below, st.rescued, st.rescued_exact, st.bound_tight, st.exact,
-	       st.milp_certified, st.milp, st.milp_none, st.disagree);
+	       st.milp.certified, st.milp.solves, st.milp.no_start, st.disagree + st.milp.disagree);
 	assert_int_equal(st.disagree, 0);
-	assert_int_equal(st.milp + st.milp_none, 2 * (st.instances - st.infeasible));
+	assert_int_equal(st.milp.disagree, 0);
+	assert_int_equal(st.milp.solves + st.milp.no_start, 2 * (st.instances - st.infeasible));
 	assert_int_equal(st.exact, st.instances - st.infeasible);
 	assert_true(st.below > 0);
 	assert_true(st.rescued > 0);
@@ -2053,6 +2014,7 @@ static void test_brute_force_span(void **state)
 	       st.instances, st.infeasible, st.combos, st.sim_checked, st.below, st.rescued,
 	       st.exact, st.disagree);
 	assert_int_equal(st.disagree, 0);
+	assert_int_equal(st.milp.disagree, 0);
 	assert_int_equal(st.span_instances, st.instances);
 	assert_int_equal(st.exact, st.instances - st.infeasible);
 	assert_true(st.below > 0);

@@ -40,6 +40,7 @@
  * '.' is idle.
  */
 #include "test_helpers.h"
+#include "milp_alone.h"
 
 #include "sched/bound.h"
 #include "sched/sim.h"
@@ -747,8 +748,7 @@ struct rc_stats {
 	int bnb;            /* bnb_solve run alone (on the rescued_none) */
 	int bound_tight;
 	int disagree;       /* exact_solve or bnb_solve against the brute force */
-	int milp, milp_certified;   /* the MILP alone (rc_milp): solves, certified */
-	int milp_none;      /* the MILP alone knew no schedule to start from */
+	struct milp_counts milp;   /* the MILP alone (tests/milp_alone.h) */
 	long schedules, sim_checked, valid;
 };
 
@@ -896,45 +896,6 @@ static void rc_exact(const struct rc *b, const struct instance *in, const char *
 	exact_result_release(&res);
 }
 
-/* The MILP alone (always_milp; the disjunctive model holds the recompute
- * choices, formulate/disjunctive.c) with `solver`: for the makespan it
- * certifies the brute force's optimum; for the span, which its free op
- * times only relax, nothing wrong (bound <= OPT <= its schedule's span,
- * and OPT if certified); its schedule re-simulates to its objective.
- * Where no family is valid it has no schedule to start from (counted). */
-static void rc_milp(const struct instance *in, const char *json, int64_t opt,
-		    const char *solver, struct rc_stats *st)
-{
-	struct exact_options o = {.solver = solver, .formulation = "disjunctive",
-				  .time_limit = 20, .threads = 1, .always_milp = true};
-	struct exact_result res;
-	struct error err = {{0}};
-	if (exact_solve(in, &o, &res, &err)) {
-		if (strstr(err.msg, "no valid schedule known"))
-			st->milp_none++;
-		else
-			RC_DISAGREE(st, "milp %s failed: %s\ninstance %s", solver, err.msg, json);
-		return;
-	}
-	bool span = in->objective == OBJ_SPAN;
-	struct sim *sim = sim_new(in);
-	struct sim_result r = {0};
-	enum status ss = sim_run(sim, res.schedule, &r, &err);
-	if ((!span && (!res.certified || res.objective != opt)) || res.bound > opt ||
-	    res.objective < opt || (res.certified && res.objective != opt) || ss ||
-	    r.objective != res.objective) {
-		char *text = rc_schedule_text(res.schedule);
-		RC_DISAGREE(st, "milp %s: %lld (%s, bound %lld), brute force %lld\ninstance %s\n"
-			    "its schedule %s: sim_run %s %lld", solver, (long long)res.objective,
-			    res.certified ? "certified" : "not certified", (long long)res.bound,
-			    (long long)opt, json, text, ss ? err.msg : "ok", (long long)r.objective);
-		free(text);
-	}
-	st->milp++;
-	st->milp_certified += res.certified;
-	sim_free(sim);
-	exact_result_release(&res);
-}
 
 /* Enumerate, check and solve one instance; returns its OPT (INT64_MAX:
  * no valid schedule). */
@@ -1007,8 +968,8 @@ static int64_t rc_instance(struct rc *b, uint64_t *rng, struct rc_stats *st)
 
 	rc_exact(b, in, json, opt, opt_plain, st);
 	if (opt != INT64_MAX) {
-		rc_milp(in, json, opt, "cbc", st);
-		rc_milp(in, json, opt, "glpk", st);
+		milp_alone_count(in, json, opt, "cbc", &st->milp);
+		milp_alone_count(in, json, opt, "glpk", &st->milp);
 	}
 
 	schedule_free(sc);
@@ -1146,6 +1107,7 @@ static void test_search_rebuild_memory(void **state)
 	printf("the search's memory after a recomputed B: OPT %lld on (ii); %d disagreements\n",
 	       (long long)opt, st.disagree);
 	assert_int_equal(st.disagree, 0);
+	assert_int_equal(st.milp.disagree, 0);
 }
 
 /*
@@ -1190,6 +1152,7 @@ static void test_fifo_loses(void **state)
 		       .mem = {{1, 1}, {-1, -1}}, .limit = {1, 1}};
 	assert_int_equal(rc_instance(&b, &rng, &st), 14);
 	assert_int_equal(st.disagree, 0);
+	assert_int_equal(st.milp.disagree, 0);
 	expect_exact(t.json, 14);
 }
 
@@ -1248,10 +1211,12 @@ static void test_brute_force(void **state)
 	       "in %d of %d solves (no schedule to start from in %d); disagreements %d\n",
 	       st.instances, st.span_instances, st.infeasible, st.schedules, st.valid,
 	       st.sim_checked, st.below, st.rescued, st.rescued_exact, st.rescued_none,
-	       st.bound_tight, st.exact, st.milp_certified, st.milp, st.milp_none, st.disagree);
+	       st.bound_tight, st.exact, st.milp.certified, st.milp.solves, st.milp.no_start, st.disagree + st.milp.disagree);
 	assert_int_equal(st.disagree, 0);
+	assert_int_equal(st.milp.disagree, 0);
 	assert_int_equal(st.exact + st.rescued_none, st.instances - st.infeasible);
-	assert_int_equal(st.milp + st.milp_none, 2 * (st.instances - st.infeasible));
+	assert_int_equal(st.milp.disagree, 0);
+	assert_int_equal(st.milp.solves + st.milp.no_start, 2 * (st.instances - st.infeasible));
 	assert_int_equal(st.bnb, st.rescued_none);
 	assert_int_equal(st.rescued_none, 0);
 	assert_true(st.rescued > 0 && st.rescued_exact == st.rescued);
@@ -1282,8 +1247,9 @@ static void test_brute_force_span(void **state)
 	       "bnb_solve ran alone); exact_solve certified OPT on %d; the MILP alone certified "
 	       "%d of %d solves, bound <= OPT <= its span on the rest; disagreements %d\n",
 	       st.instances, st.infeasible, st.schedules, st.sim_checked, st.below, st.rescued,
-	       st.rescued_none, st.exact, st.milp_certified, st.milp, st.disagree);
+	       st.rescued_none, st.exact, st.milp.certified, st.milp.solves, st.disagree + st.milp.disagree);
 	assert_int_equal(st.disagree, 0);
+	assert_int_equal(st.milp.disagree, 0);
 	assert_int_equal(st.span_instances, st.instances);
 	assert_int_equal(st.exact + st.rescued_none, st.instances - st.infeasible);
 	assert_int_equal(st.rescued_none, 0);
