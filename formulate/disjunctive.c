@@ -754,11 +754,11 @@ static void offload_rows(struct sched_milp *sm)
 		double Tk = (double)g->dur[k], dh = (double)copy_dur(sm, h);
 		bool takes = inst_delta(in, kind_of(sm, k), stage_of(sm, k)) > 0;
 		struct cond cs[2] = {{c->x, true}, {copy_u(sm, h), true}};
-		snprintf(name, sizeof name, "x_%d_c%d", k, h);
+		snprintf(name, sizeof name, "lst_%d_c%d", k, h);
 		if (takes && copy_is_reload(sm, h)) {
 			rule_row(sm, eh, ek, dh - Tk, cs, 2, name);          /* x: S_L >= S_k */
 			cs[0].one = false;
-			snprintf(name, sizeof name, "x_%d_c%d_r", k, h);
+			snprintf(name, sizeof name, "lst_%d_c%d_r", k, h);
 			rule_row(sm, ek, eh, Tk - dh, cs, 2, name);          /* !x: S_k >= S_L */
 		} else if (takes) {
 			cs[0].one = false;
