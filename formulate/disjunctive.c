@@ -27,6 +27,10 @@
  * runs before k, the product [i before k] r_i is a column w = y r
  * (w <= y, w <= r, w >= y + r - 1). FIFO holds for the first stage's
  * forwards only (opgraph.c).
+ *
+ * With offload (instance `offload`, makespan) a binary u per (stage,
+ * micro-batch), the copies' end columns, channel and listing binaries:
+ * the section "Offload" below has the rows and the argument.
  */
 #include <math.h>
 #include <stdlib.h>
