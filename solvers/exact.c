@@ -754,15 +754,16 @@ static enum status milp_auto(struct exact_run *x)
  * measured, about 1.4 KB per pair (zb-gpt 28.3b p32 m256 1p, 2.3 million
  * pairs: 3.3 GB resident with CBC), 4.6 KB with recompute, whose model has
  * no FIFO arcs to close pairs and two products per pair (the DeepSeek-like
- * V instance, 16 devices, m 32, with recompute: 283,000 pairs, 1.35 GB),
+ * V instance, 16 devices, m 32, with recompute: 283,744 pairs, 1.35 GB),
  * and more than 2.5 KB with F&B pairs (the zb-gpt instance with overlap:
  * 6.3 GB and still growing when an 8 GB address limit stopped CBC). Past
  * MILP_MAX_PAIR_UNITS (a pair counting 3 with recompute, 2 with pairs
  * that gain) no model is built (stopped_by "model_too_large"): such a
  * model would take gigabytes, and at these sizes no MILP proves anything
  * within a limit anyway (the bound does, where anything does). Every class
- * of the bench grids is far below it (the DeepSeek-like V instance of 16
- * devices has 290,000 pairs).
+ * of the bench grids is far below it; the largest model measured below it
+ * is the DeepSeek-like V instance of 16 devices with recompute, 283,744
+ * pairs (851,232 units).
  */
 #define MILP_MAX_PAIR_UNITS 1000000L
 
