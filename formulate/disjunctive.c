@@ -52,6 +52,39 @@ static int kind_of(const struct sched_milp *sm, int o)
 	return o / (sm->in->stages * sm->in->microbatches);
 }
 
+static void csr_free(struct csr *c)
+{
+	free(c->start);
+	free(c->list);
+}
+
+/*
+ * Items 0..m-1 grouped by key (0..k-1), each listed under `per` keys
+ * key[i * per + t], t < per, into c (in item order within a key; start
+ * [k + 1] and list malloc'd); false out of memory (both freed and NULL).
+ */
+static bool csr_build(int k, int m, int per, const int *key, struct csr *c)
+{
+	c->start = calloc(k + 1, sizeof *c->start);
+	c->list = malloc(((size_t)m * per + 1) * sizeof *c->list);
+	int *fill = calloc(k + 1, sizeof *fill);
+	if (!c->start || !c->list || !fill) {
+		free(c->start);
+		free(c->list);
+		free(fill);
+		c->start = c->list = NULL;
+		return false;
+	}
+	for (int i = 0; i < m * per; i++)
+		c->start[key[i] + 1]++;
+	for (int x = 0; x < k; x++)
+		c->start[x + 1] += c->start[x];
+	for (int i = 0; i < m * per; i++)
+		c->list[c->start[key[i]] + fill[key[i]]++] = i / per;
+	free(fill);
+	return true;
+}
+
 /*
  * Overlapped-pair candidates: the open pairs (a, b) of one F and one B
  * (any stages of one device, neither preceding the other) whose pair
@@ -68,8 +101,7 @@ static enum status pair_candidates(struct sched_milp *sm, struct error *err)
 	int n = g->n;
 	dj->max_dur = malloc(n * sizeof *dj->max_dur);
 	dj->fb_of = malloc((dj->npairs + 1) * sizeof *dj->fb_of);
-	dj->fb_start = calloc(n + 1, sizeof *dj->fb_start);
-	if (!dj->max_dur || !dj->fb_of || !dj->fb_start)
+	if (!dj->max_dur || !dj->fb_of)
 		return err_set(err, "formulation: out of memory");
 	for (int o = 0; o < n; o++)
 		dj->max_dur[o] = g->dur[o];
@@ -82,6 +114,9 @@ static enum status pair_candidates(struct sched_milp *sm, struct error *err)
 	dj->fb_col = malloc((dj->npairs + 1) * sizeof *dj->fb_col);
 	if (!dj->fb || !dj->fb_dur || !dj->fb_col)
 		return err_set(err, "formulation: out of memory");
+	int *ends = malloc((2 * (size_t)dj->npairs + 1) * sizeof *ends);   /* each candidate's ops */
+	if (!ends)
+		return err_set(err, "formulation: out of memory");
 	for (int p = 0; p < dj->npairs; p++) {
 		int a = dj->pair[p][0], b = dj->pair[p][1];
 		int ka = kind_of(sm, a), kb = kind_of(sm, b);
@@ -90,29 +125,17 @@ static enum status pair_candidates(struct sched_milp *sm, struct error *err)
 		int64_t D = inst_pair_cost(sm->in, g->dur[a], g->dur[b]);
 		if (D >= g->dur[a] + g->dur[b])
 			continue;
+		ends[2 * dj->nfb] = a;
+		ends[2 * dj->nfb + 1] = b;
 		dj->fb_of[p] = dj->nfb;
 		dj->fb[dj->nfb] = p;
 		dj->fb_dur[dj->nfb++] = D;
-		dj->fb_start[a + 1]++;
-		dj->fb_start[b + 1]++;
 		dj->max_dur[a] = D > dj->max_dur[a] ? D : dj->max_dur[a];
 		dj->max_dur[b] = D > dj->max_dur[b] ? D : dj->max_dur[b];
 	}
-	for (int o = 0; o < n; o++)
-		dj->fb_start[o + 1] += dj->fb_start[o];
-	dj->fb_list = malloc((2 * dj->nfb + 1) * sizeof *dj->fb_list);
-	int *fill = calloc(n, sizeof *fill);
-	if (!dj->fb_list || !fill) {
-		free(fill);
-		return err_set(err, "formulation: out of memory");
-	}
-	for (int q = 0; q < dj->nfb; q++)
-		for (int s = 0; s < 2; s++) {
-			int o = dj->pair[dj->fb[q]][s];
-			dj->fb_list[dj->fb_start[o] + fill[o]++] = q;
-		}
-	free(fill);
-	return STATUS_OK;
+	bool ok = csr_build(n, dj->nfb, 2, ends, &dj->fb_of_op);
+	free(ends);
+	return ok ? STATUS_OK : err_set(err, "formulation: out of memory");
 }
 
 /* Op o's stage and micro-batch. */
@@ -162,7 +185,7 @@ static bool rebuilds(const struct sched_milp *sm, int o)
 /* The candidates op o belongs to. */
 static int pairs_of(const struct disjunctive *dj, int o)
 {
-	return dj->nfb ? dj->fb_start[o + 1] - dj->fb_start[o] : 0;
+	return dj->nfb ? dj->fb_of_op.start[o + 1] - dj->fb_of_op.start[o] : 0;
 }
 
 /* The most candidates any op belongs to (row buffers). */
@@ -182,7 +205,7 @@ static int dur_terms(const struct sched_milp *sm, int o, int *cols, double *vals
 {
 	const struct disjunctive *dj = sm->data;
 	for (int e = 0; e < pairs_of(dj, o); e++) {
-		int q = dj->fb_list[dj->fb_start[o] + e];
+		int q = dj->fb_of_op.list[dj->fb_of_op.start[o] + e];
 		cols[n] = dj->fb_col[q];
 		vals[n++] = -(double)(dj->fb_dur[q] - sm->g->dur[o]);
 	}
@@ -198,7 +221,7 @@ static double dur_at(const struct sched_milp *sm, const double *x, int o)
 {
 	const struct disjunctive *dj = sm->data;
 	for (int e = 0; e < pairs_of(dj, o); e++) {
-		int q = dj->fb_list[dj->fb_start[o] + e];
+		int q = dj->fb_of_op.list[dj->fb_of_op.start[o] + e];
 		if (x[dj->fb_col[q]] > 0.5)
 			return (double)dj->fb_dur[q];
 	}
@@ -314,11 +337,22 @@ static enum status open_pairs(struct sched_milp *sm, struct error *err)
 	return STATUS_OK;
 }
 
+/* The product column w = a b of two binaries: w <= a, w <= b, w >= a + b - 1. */
+static int product_column(struct milp *m, int a, int b, const char *name)
+{
+	int w = milp_add_col(m, 0, 1, 0, false, "%s", name);
+	int c[3] = {w, a, b};
+	double le[2] = {1, -1}, ge[3] = {1, -1, -1};
+	int cb[2] = {w, b};
+	milp_add_row(m, 2, c, le, -MILP_INF, 0, "%s_a", name);
+	milp_add_row(m, 2, cb, le, -MILP_INF, 0, "%s_b", name);
+	milp_add_row(m, 3, c, ge, -1, MILP_INF, "%s_ab", name);
+	return w;
+}
+
 /*
  * Recompute products: for an open pair p and each of its ops o with an r,
- * w = y_p r_o, exact at integer points by
- *     w <= y,   w <= r,   w >= y + r - 1   (w in [0, 1]).
- * The memory rows read them (memory_rows).
+ * w = y_p r_o (product_column). The memory rows read them (memory_rows).
  */
 static void product_columns(struct sched_milp *sm)
 {
@@ -335,14 +369,9 @@ static void product_columns(struct sched_milp *sm)
 			dj->w_col[p][s] = -1;
 			if (r < 0)
 				continue;
-			int w = dj->w_col[p][s] = milp_add_col(m, 0, 1, 0, false, "w_%d_%d_%d",
-							       dj->pair[p][0], dj->pair[p][1], o);
-			int c[3] = {w, y, r};
-			double le_y[2] = {1, -1}, ge[3] = {1, -1, -1};
-			int cr[2] = {w, r};
-			milp_add_row(m, 2, c, le_y, -MILP_INF, 0, "wy_%d_%d", p, s);
-			milp_add_row(m, 2, cr, le_y, -MILP_INF, 0, "wr_%d_%d", p, s);
-			milp_add_row(m, 3, c, ge, -1, MILP_INF, "wyr_%d_%d", p, s);
+			char name[64];
+			snprintf(name, sizeof name, "w_%d_%d_%d", dj->pair[p][0], dj->pair[p][1], o);
+			dj->w_col[p][s] = product_column(m, y, r, name);
 		}
 }
 
@@ -434,42 +463,18 @@ static void one_pair_rows(struct sched_milp *sm, int *cols, double *vals)
 		if (pairs_of(dj, o) < 2)
 			continue;
 		for (int e = 0; e < pairs_of(dj, o); e++) {
-			cols[e] = dj->fb_col[dj->fb_list[dj->fb_start[o] + e]];
+			cols[e] = dj->fb_col[dj->fb_of_op.list[dj->fb_of_op.start[o] + e]];
 			vals[e] = 1;
 		}
 		milp_add_row(sm->milp, pairs_of(dj, o), cols, vals, -MILP_INF, 1, "one_%d", o);
 	}
 }
 
-/* For each op, the open pairs it belongs to (CSR over ops). */
-struct pair_index {
-	int *start, *list;
-};
-
-static bool index_pairs(const struct sched_milp *sm, struct pair_index *ix)
+/* For each op, the open pairs it belongs to. */
+static bool index_pairs(const struct sched_milp *sm, struct csr *ix)
 {
 	const struct disjunctive *dj = sm->data;
-	int n = sm->g->n;
-	ix->start = calloc(n + 1, sizeof(int));
-	ix->list = malloc((2 * dj->npairs + 1) * sizeof(int));
-	int *fill = calloc(n, sizeof(int));
-	if (!ix->start || !ix->list || !fill) {
-		free(fill);
-		return false;
-	}
-	for (int p = 0; p < dj->npairs; p++) {
-		ix->start[dj->pair[p][0] + 1]++;
-		ix->start[dj->pair[p][1] + 1]++;
-	}
-	for (int o = 0; o < n; o++)
-		ix->start[o + 1] += ix->start[o];
-	for (int p = 0; p < dj->npairs; p++)
-		for (int s = 0; s < 2; s++) {
-			int o = dj->pair[p][s];
-			ix->list[ix->start[o] + fill[o]++] = p;
-		}
-	free(fill);
-	return true;
+	return csr_build(sm->g->n, dj->npairs, 2, dj->npairs ? &dj->pair[0][0] : NULL, ix);
 }
 
 /* ---- Offload (instance `offload`, makespan) --------------------------------------- */
@@ -515,11 +520,6 @@ static bool offload_modelled(const struct sched_milp *sm)
 	const struct instance *in = sm->in;
 	return in->has_offload && in->has_memory && in->has_limit &&
 	       in->objective == OBJ_MAKESPAN;
-}
-
-static int copy_index(const struct instance *in, int kind, int stage, int mb)
-{
-	return ((kind == OP_L) * in->stages + stage) * in->microbatches + mb;
 }
 
 static bool copy_is_reload(const struct sched_milp *sm, int h)
@@ -589,10 +589,10 @@ static enum status offload_columns(struct sched_milp *sm, struct error *err)
 			if (lo + dL > hi)
 				continue;
 			dj->u_col[l * M + j] = milp_add_col(sm->milp, 0, 1, 0, true, "u%d_%d", l, j);
-			dj->copy_col[copy_index(in, OP_O, l, j)] =
+			dj->copy_col[inst_copy_index(in, false, l, j)] =
 				milp_add_col(sm->milp, (double)lo, (double)(hi - dL), 0, false,
 					     "EO%d_%d", l, j);
-			dj->copy_col[copy_index(in, OP_L, l, j)] =
+			dj->copy_col[inst_copy_index(in, true, l, j)] =
 				milp_add_col(sm->milp, (double)(lo + dL), (double)hi, 0, false,
 					     "EL%d_%d", l, j);
 		}
@@ -614,17 +614,38 @@ static bool grow_one(void **a, int n, int *cap, size_t sz)
 	return true;
 }
 
-/* The product column w = a b of two binaries: w <= a, w <= b, w >= a + b - 1. */
-static int product_column(struct milp *m, int a, int b, const char *name)
+/* The cross pairs of each compute op and of each copy, the channel pairs
+ * of each copy (the rows and the decoding look them up). */
+static bool index_copies(struct sched_milp *sm)
 {
-	int w = milp_add_col(m, 0, 1, 0, false, "%s", name);
-	int c[3] = {w, a, b};
-	double le[2] = {1, -1}, ge[3] = {1, -1, -1};
-	int cb[2] = {w, b};
-	milp_add_row(m, 2, c, le, -MILP_INF, 0, "%s_a", name);
-	milp_add_row(m, 2, cb, le, -MILP_INF, 0, "%s_b", name);
-	milp_add_row(m, 3, c, ge, -1, MILP_INF, "%s_ab", name);
-	return w;
+	struct disjunctive *dj = sm->data;
+	int H = 2 * sm->in->stages * sm->in->microbatches;
+	size_t n = 2 * (size_t)(dj->ncross > dj->nchan ? dj->ncross : dj->nchan) + 1;
+	int *ops = malloc(n * sizeof *ops), *copies = malloc(n * sizeof *copies);
+	bool ok = ops && copies;
+	for (int i = 0; ok && i < dj->ncross; i++) {
+		ops[i] = dj->cross[i].op;
+		copies[i] = dj->cross[i].copy;
+	}
+	ok = ok && csr_build(sm->g->n, dj->ncross, 1, ops, &dj->cross_of_op) &&
+	     csr_build(H, dj->ncross, 1, copies, &dj->cross_of_copy);
+	for (int i = 0; ok && i < dj->nchan; i++) {
+		copies[2 * i] = dj->chan[i].a;
+		copies[2 * i + 1] = dj->chan[i].b;
+	}
+	ok = ok && csr_build(H, dj->nchan, 2, copies, &dj->chan_of_copy);
+	free(ops);
+	free(copies);
+	return ok;
+}
+
+/* The listing pair of compute op k and copy h, or NULL. */
+static const struct cross_pair *cross_of(const struct disjunctive *dj, int k, int h)
+{
+	for (int e = dj->cross_of_op.start[k]; e < dj->cross_of_op.start[k + 1]; e++)
+		if (dj->cross[dj->cross_of_op.list[e]].copy == h)
+			return &dj->cross[dj->cross_of_op.list[e]];
+	return NULL;
 }
 
 /* The cross pairs (compute op, copy) and the channel pairs of each device,
@@ -679,7 +700,7 @@ static enum status offload_pairs(struct sched_milp *sm, struct error *err)
 			snprintf(name, sizeof name, "wb_c%d_c%d", a, b);
 			c->wb = product_column(m, c->v, copy_u(sm, b), name);
 		}
-	return STATUS_OK;
+	return index_copies(sm) ? STATUS_OK : err_set(err, "formulation: out of memory");
 }
 
 /* A condition of a rule: binary col at value one (1) or 0. */
@@ -730,8 +751,8 @@ static void offload_rows(struct sched_milp *sm)
 			int u = dj->u_col[l * M + j];
 			if (u < 0)
 				continue;
-			int eo = dj->copy_col[copy_index(in, OP_O, l, j)];
-			int el = dj->copy_col[copy_index(in, OP_L, l, j)];
+			int eo = dj->copy_col[inst_copy_index(in, false, l, j)];
+			int el = dj->copy_col[inst_copy_index(in, true, l, j)];
 			int ef = dj->end_col[inst_op_id(in, OP_F, l, j)];
 			int b = inst_op_id(in, OP_B, l, j);
 			struct cond on = {u, true};
@@ -778,9 +799,11 @@ static void offload_rows(struct sched_milp *sm)
 static void copies_before_op(const struct sched_milp *sm, int k, struct mem_row *row)
 {
 	const struct disjunctive *dj = sm->data;
-	for (int i = 0; i < dj->ncross; i++) {
-		const struct cross_pair *c = &dj->cross[i];
-		if (c->op != k || c->w < 0)
+	if (!dj->cross_of_op.start)
+		return;   /* no copies in the model */
+	for (int e = dj->cross_of_op.start[k]; e < dj->cross_of_op.start[k + 1]; e++) {
+		const struct cross_pair *c = &dj->cross[dj->cross_of_op.list[e]];
+		if (c->w < 0)
 			continue;
 		double dh = copy_delta(sm, c->copy);
 		row->cols[row->n] = copy_u(sm, c->copy);
@@ -796,12 +819,12 @@ static void copies_before_copy(const struct sched_milp *sm, int h, struct mem_ro
 			       double (*delta)(const struct sched_milp *, int))
 {
 	const struct disjunctive *dj = sm->data;
-	for (int i = 0; i < dj->nchan; i++) {
-		const struct chan_pair *c = &dj->chan[i];
+	for (int e = dj->chan_of_copy.start[h]; e < dj->chan_of_copy.start[h + 1]; e++) {
+		const struct chan_pair *c = &dj->chan[dj->chan_of_copy.list[e]];
 		if (c->b == h) {            /* a before b: v u_a */
 			row->cols[row->n] = c->wa;
 			row->vals[row->n++] = delta(sm, c->a);
-		} else if (c->a == h) {     /* b before a: (1 - v) u_b */
+		} else {                    /* h = a; b before a: (1 - v) u_b */
 			double db = delta(sm, c->b);
 			row->cols[row->n] = copy_u(sm, c->b);
 			row->vals[row->n++] = db;
@@ -834,15 +857,13 @@ static void copy_rows(struct sched_milp *sm, struct mem_row *row)
 		row->fixed = 0;
 		row->cols[row->n] = copy_u(sm, h);
 		row->vals[row->n++] = reload ? copy_delta(sm, h) : host_delta(sm, h);
-		if (reload)
-			for (int i = 0; i < dj->ncross; i++) {   /* compute ops listed first */
-				const struct cross_pair *c = &dj->cross[i];
-				if (c->copy != h)
-					continue;
-				row->cols[row->n] = c->x;
-				row->vals[row->n++] = (double)inst_delta(in, kind_of(sm, c->op),
-									 stage_of(sm, c->op));
-			}
+		const struct csr *cc = &dj->cross_of_copy;
+		for (int e = cc->start[h]; reload && e < cc->start[h + 1]; e++) {
+			const struct cross_pair *c = &dj->cross[cc->list[e]];   /* compute op listed first */
+			row->cols[row->n] = c->x;
+			row->vals[row->n++] = (double)inst_delta(in, kind_of(sm, c->op),
+								 stage_of(sm, c->op));
+		}
 		copies_before_copy(sm, h, row, reload ? copy_delta : host_delta);
 		double limit = (double)(reload ? in->limit[d] : in->host_limit[d]);
 		milp_add_row(sm->milp, row->n, row->cols, row->vals, -MILP_INF, limit,
@@ -893,7 +914,7 @@ static void add_net(const struct sched_milp *sm, struct mem_row *row, int i, int
 }
 
 /* The row of op k: what runs before it, and `charge` plus charge_r r_k. */
-static void memory_row(struct sched_milp *sm, const struct pair_index *ix, int k,
+static void memory_row(struct sched_milp *sm, const struct csr *ix, int k,
 		       double charge, double charge_r, struct mem_row *row, const char *what)
 {
 	const struct disjunctive *dj = sm->data;
@@ -923,7 +944,7 @@ static void memory_row(struct sched_milp *sm, const struct pair_index *ix, int k
 		     (double)sm->in->limit[d] - row->fixed, "%s_%d", what, k);
 }
 
-static void memory_rows(struct sched_milp *sm, const struct pair_index *ix)
+static void memory_rows(struct sched_milp *sm, const struct csr *ix)
 {
 	const struct disjunctive *dj = sm->data;
 	const struct instance *in = sm->in;
@@ -998,42 +1019,24 @@ static void objective_rows(struct sched_milp *sm, int *cols, double *vals)
  * devices of 768 ops, 180 million terms written out. */
 #define ENERGY_SAVING_TERMS 4000000L
 
-/* The candidates of each device (CSR over devices), for the energetic
- * rows; NULL when there are none or memory runs out. */
-static int *device_candidates(const struct sched_milp *sm, int **list)
+/* The candidates of each device, for the energetic rows; false when
+ * memory runs out. */
+static bool device_candidates(const struct sched_milp *sm, struct csr *c)
 {
 	const struct disjunctive *dj = sm->data;
-	int D = sm->in->devices;
-	int *start = dj->nfb ? calloc(D + 1, sizeof *start) : NULL;
-	*list = start ? malloc(dj->nfb * sizeof **list) : NULL;
-	if (!start || !*list) {
-		free(start);
-		free(*list);
-		*list = NULL;
-		return NULL;
-	}
+	int *dev = malloc((dj->nfb + 1) * sizeof *dev);
+	if (!dev)
+		return false;
 	for (int q = 0; q < dj->nfb; q++)
-		start[sm->g->device[dj->pair[dj->fb[q]][0]] + 1]++;
-	for (int d = 0; d < D; d++)
-		start[d + 1] += start[d];
-	int *fill = calloc(D, sizeof *fill);
-	if (!fill) {
-		free(start);
-		free(*list);
-		*list = NULL;
-		return NULL;
-	}
-	for (int q = 0; q < dj->nfb; q++) {
-		int d = sm->g->device[dj->pair[dj->fb[q]][0]];
-		(*list)[start[d] + fill[d]++] = q;
-	}
-	free(fill);
-	return start;
+		dev[q] = sm->g->device[dj->pair[dj->fb[q]][0]];
+	bool ok = csr_build(sm->in->devices, dj->nfb, 1, dev, c);
+	free(dev);
+	return ok;
 }
 
 /* One column per device with candidates, sav_d = sum_q s_q z_q over its
  * candidates (an equality row); -1 for the others. */
-static int *savings_columns(struct sched_milp *sm, const int *start, const int *list)
+static int *savings_columns(struct sched_milp *sm, const struct csr *devc)
 {
 	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
@@ -1049,14 +1052,14 @@ static int *savings_columns(struct sched_milp *sm, const int *start, const int *
 	}
 	for (int d = 0; d < D; d++) {
 		col[d] = -1;
-		if (start[d] == start[d + 1])
+		if (devc->start[d] == devc->start[d + 1])
 			continue;
 		int n = 0;
 		double most = 0;
 		cols[n] = col[d] = milp_add_col(sm->milp, 0, MILP_INF, 0, false, "sav_%d", d);
 		vals[n++] = 1;
-		for (int e = start[d]; e < start[d + 1]; e++) {
-			int q = list[e], a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
+		for (int e = devc->start[d]; e < devc->start[d + 1]; e++) {
+			int q = devc->list[e], a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
 			double save = (double)(g->dur[a] + g->dur[b] - dj->fb_dur[q]);
 			cols[n] = dj->fb_col[q];
 			vals[n++] = -save;
@@ -1086,36 +1089,30 @@ static int *savings_columns(struct sched_milp *sm, const int *start, const int *
  * Past ENERGY_SAVING_TERMS such terms in all, each row subtracts its
  * device's whole savings column instead (a larger superset, one term).
  */
-static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
+static void energetic_rows(struct sched_milp *sm, const struct csr *ix)
 {
 	const struct disjunctive *dj = sm->data;
 	const struct opgraph *g = sm->g;
 	struct milp *m = sm->milp;
 	if (!dj->pair_col)
 		return;   /* out of memory, marked */
-	int *list = NULL, *start = device_candidates(sm, &list), *sav = NULL;
-	if (dj->nfb && !start) {
+	struct csr devc;
+	if (!device_candidates(sm, &devc)) {
 		m->failed = true;
 		return;
 	}
 	long terms = 0;
-	for (int o = 0; o < g->n && start; o++)
-		terms += start[g->device[o] + 1] - start[g->device[o]];
-	if (terms > ENERGY_SAVING_TERMS && !(sav = savings_columns(sm, start, list))) {
-		m->failed = true;
-		free(start);
-		free(list);
-		return;
-	}
+	for (int o = 0; o < g->n; o++)
+		terms += devc.start[g->device[o] + 1] - devc.start[g->device[o]];
+	int *sav = terms > ENERGY_SAVING_TERMS ? savings_columns(sm, &devc) : NULL;
 	int width = dj->npairs + dj->nfb + 4;
 	int *cols = malloc(width * sizeof(int));
 	double *vals = malloc(width * sizeof(double));
-	if (!cols || !vals) {
+	if (!cols || !vals || (terms > ENERGY_SAVING_TERMS && !sav)) {
 		m->failed = true;
 		free(cols);
 		free(vals);
-		free(start);
-		free(list);
+		csr_free(&devc);
 		free(sav);
 		return;
 	}
@@ -1153,8 +1150,8 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 			cols[n] = sav[d];
 			vals[n++] = 1;
 		}
-		for (int e = start && !sav ? start[d] : 0; start && !sav && e < start[d + 1]; e++) {
-			int q = list[e], a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
+		for (int e = devc.start[d]; !sav && e < devc.start[d + 1]; e++) {
+			int q = devc.list[e], a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
 			if (a == i || b == i || opgraph_precedes(g, a, i) || opgraph_precedes(g, b, i))
 				continue;
 			cols[n] = dj->fb_col[q];
@@ -1165,14 +1162,13 @@ static void energetic_rows(struct sched_milp *sm, const struct pair_index *ix)
 	}
 	free(cols);
 	free(vals);
-	free(start);
-	free(list);
+	csr_free(&devc);
 	free(sav);
 }
 
 static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 {
-	struct pair_index ix = {0};
+	struct csr ix = {0};
 	struct disjunctive *dj = sm->data = calloc(1, sizeof(struct disjunctive));
 	if (!dj)
 		return err_set(err, "formulation: out of memory");
@@ -1186,8 +1182,7 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	if (!cols || !vals || !index_pairs(sm, &ix)) {
 		free(cols);
 		free(vals);
-		free(ix.start);
-		free(ix.list);
+		csr_free(&ix);
 		return err_set(err, "formulation: out of memory");
 	}
 	objective_columns(sm);
@@ -1195,8 +1190,7 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	if (offload_pairs(sm, err)) {
 		free(cols);
 		free(vals);
-		free(ix.start);
-		free(ix.list);
+		csr_free(&ix);
 		return STATUS_ERROR;
 	}
 	precedence_rows(sm, cols, vals);
@@ -1208,19 +1202,19 @@ static enum status disjunctive_build(struct sched_milp *sm, struct error *err)
 	energetic_rows(sm, &ix);
 	free(cols);
 	free(vals);
-	free(ix.start);
-	free(ix.list);
+	csr_free(&ix);
 	return STATUS_OK;
 }
 
-/* Whether ops a and b, next to each other on their device at pos[], are
- * listed as one overlapped pair (the later one marked with_prev). */
+/* Whether ops a and b are listed as one overlapped pair: next to each
+ * other on their device (pos from positions()), the later marked with_prev. */
 static bool paired_in(const struct sched_milp *sm, const struct schedule *s, int a, int b,
 		      const int *pos)
 {
+	if (pos[a] < 0 || pos[b] < 0 || (pos[a] - pos[b] != 1 && pos[b] - pos[a] != 1))
+		return false;
 	int later = pos[a] > pos[b] ? a : b;
-	const struct sched_row *row = &s->rows[sm->g->device[later]];
-	return row->ops[pos[later]].with_prev;
+	return s->rows[sm->g->device[later]].ops[pos[later]].with_prev;
 }
 
 /* Position of each op in its device's order, and of each copy (offload or
@@ -1237,7 +1231,7 @@ static int *positions(const struct sched_milp *sm, const struct schedule *s)
 	for (int d = 0; d < s->devices; d++)
 		for (int i = 0; i < s->rows[d].len; i++) {
 			const struct op *o = &s->rows[d].ops[i];
-			pos[op_on_channel(o->kind) ? n + copy_index(in, o->kind, o->stage, o->mb) :
+			pos[op_on_channel(o->kind) ? n + inst_copy_index(in, o->kind == OP_L, o->stage, o->mb) :
 						     inst_op_id(in, o->kind, o->stage, o->mb)] = i;
 		}
 	return pos;
@@ -1304,9 +1298,7 @@ static bool disjunctive_point(const struct sched_milp *sm, const struct schedule
 		x[dj->end_col[o]] = (double)r->end[o];
 	for (int p = 0; p < dj->npairs; p++) {
 		int a = dj->pair[p][0], b = dj->pair[p][1], q = dj->fb_of[p];
-		bool together = q >= 0 && sm->in->has_overlap && pos[a] >= 0 && pos[b] >= 0 &&
-				(pos[a] - pos[b] == 1 || pos[b] - pos[a] == 1) &&
-				paired_in(sm, s, a, b, pos);
+		bool together = q >= 0 && paired_in(sm, s, a, b, pos);
 		x[dj->pair_col[p]] = together ? kind_of(sm, a) == OP_F : pos[a] < pos[b];
 		if (q >= 0)
 			x[dj->fb_col[q]] = together;
@@ -1347,7 +1339,7 @@ static int disjunctive_partner(const struct sched_milp *sm, const double *x, int
 {
 	const struct disjunctive *dj = sm->data;
 	for (int e = 0; e < pairs_of(dj, o); e++) {
-		int q = dj->fb_list[dj->fb_start[o] + e];
+		int q = dj->fb_of_op.list[dj->fb_of_op.start[o] + e];
 		if (x[dj->fb_col[q]] > 0.5) {
 			const int *p = dj->pair[dj->fb[q]];
 			return p[0] == o ? p[1] : p[0];
@@ -1371,9 +1363,9 @@ static bool copy_before(const struct sched_milp *sm, const double *x, int h, con
 	double key_h = copy_is_reload(sm, h) ? eh - (double)copy_dur(sm, h) : eh;
 	if (fabs(key_h - key_k) > 1e-6)
 		return key_h < key_k;
-	for (int i = 0; i < dj->ncross; i++)
-		if (dj->cross[i].op == k && dj->cross[i].copy == h)
-			return x[dj->cross[i].x] < 0.5;
+	const struct cross_pair *c = cross_of(dj, k, h);
+	if (c)
+		return x[c->x] < 0.5;
 	if (copy_stage(sm, h) == o->stage && copy_mb(sm, h) == o->mb)
 		return o->kind != OP_F;
 	return !copy_is_reload(sm, h);
@@ -1388,12 +1380,10 @@ static bool channel_before(const struct sched_milp *sm, const double *x, int a, 
 	double sb = x[dj->copy_col[b]] - (double)copy_dur(sm, b);
 	if (fabs(sa - sb) > 1e-6)
 		return sa < sb;
-	for (int i = 0; i < dj->nchan; i++) {
-		const struct chan_pair *c = &dj->chan[i];
-		if (c->a == a && c->b == b)
-			return x[c->v] > 0.5;
-		if (c->a == b && c->b == a)
-			return x[c->v] < 0.5;
+	for (int e = dj->chan_of_copy.start[a]; e < dj->chan_of_copy.start[a + 1]; e++) {
+		const struct chan_pair *c = &dj->chan[dj->chan_of_copy.list[e]];
+		if (c->b == b || c->a == b)   /* the pair of a and b */
+			return (x[c->v] > 0.5) == (c->a == a);
 	}
 	return a < b;
 }
@@ -1478,8 +1468,7 @@ static void disjunctive_free(void *data)
 	free(dj->fb_of);
 	free(dj->fb_col);
 	free(dj->fb_dur);
-	free(dj->fb_start);
-	free(dj->fb_list);
+	csr_free(&dj->fb_of_op);
 	free(dj->max_dur);
 	free(dj->rc_col);
 	free(dj->w_col);
@@ -1487,6 +1476,9 @@ static void disjunctive_free(void *data)
 	free(dj->copy_col);
 	free(dj->cross);
 	free(dj->chan);
+	csr_free(&dj->cross_of_op);
+	csr_free(&dj->cross_of_copy);
+	csr_free(&dj->chan_of_copy);
 	free(dj);
 }
 

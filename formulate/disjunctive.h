@@ -8,6 +8,11 @@
 
 #include <stdint.h>
 
+/* Items grouped by key: those of key x are list[start[x] .. start[x + 1]). */
+struct csr {
+	int *start, *list;
+};
+
 struct disjunctive {
 	int *end_col;           /* [n] column of E_o */
 	int npairs;
@@ -24,7 +29,7 @@ struct disjunctive {
 	int *fb_of;             /* [npairs] the candidate of each open pair, or -1 */
 	int *fb_col;            /* [nfb] z = 1: the two run as one pair */
 	int64_t *fb_dur;        /* [nfb] the pair's duration */
-	int *fb_start, *fb_list;   /* CSR over ops: the candidates an op is in */
+	struct csr fb_of_op;    /* the candidates each op is in */
 	int64_t *max_dur;       /* [n] the longest an op can last (alone, paired
 	                           or recomputed) */
 	/* Recompute (instance `recompute`): r = 1 when micro-batch j drops
@@ -49,6 +54,7 @@ struct disjunctive {
 		int v;          /* 1: a runs (and is listed) before b */
 		int wa, wb;     /* v u_a, v u_b */
 	} *chan;
+	struct csr cross_of_op, cross_of_copy, chan_of_copy;
 };
 
 #endif

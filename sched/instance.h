@@ -240,6 +240,14 @@ static inline bool op_on_channel(int kind)
 	return kind == OP_O || kind == OP_L;
 }
 
+/* The index of a copy of (stage, mb) in the copy arrays of an offload
+ * instance (sim.h's copy_start, copy_end): its offload O (reload false)
+ * or reload L, at (c L + stage) M + mb, c 0 or 1; 2 L M in all. */
+static inline int inst_copy_index(const struct instance *in, bool reload, int stage, int mb)
+{
+	return ((int)reload * in->stages + stage) * in->microbatches + mb;
+}
+
 /* An op's duration, a recomputed B's with its recompute. */
 static inline int64_t inst_op_duration(const struct instance *in, int kind, int stage,
 				       bool recomputed)

@@ -310,8 +310,8 @@ struct schedule *schedule_defer_weights(const struct instance *in, const struct 
 				continue;
 			}
 			int64_t dl = in->has_memory ? inst_delta(in, o->kind, o->stage) : 0;
-			for (; dl > 0 && used + dl > limit && head < n; head++) {
-				used += in->has_memory ? inst_delta(in, OP_W, held[head]->stage) : 0;
+			for (; dl > 0 && used + dl > limit && head < n; head++) {   /* dl > 0: memory */
+				used += inst_delta(in, OP_W, held[head]->stage);
 				if (push_op(out, d, held[head]))
 					goto fail;
 			}

@@ -165,12 +165,6 @@ static enum status charged(const struct instance *in, int d, int i, const struct
 		       in->limit[d]);
 }
 
-/* Index of the O (c = 0) or L (c = 1) of (l, j) in the copy arrays. */
-static int copy_index(const struct instance *in, int c, int l, int j)
-{
-	return (c * in->stages + l) * in->microbatches + j;
-}
-
 /* Pass 1 for an offload or reload at position i of device d: the instance
  * has offload, the op is of its stage's device, listed once, in the row
  * order F, O, L, B of its micro-batch; memory (device and host) moves by
@@ -190,7 +184,7 @@ static enum status check_copy(struct sim *s, int d, int i, const struct op *o,
 	if (in->stage_device[o->stage] != d)
 		return err_set(err, "device %d, position %d: %s belongs to stage %d, which runs on device %d",
 			       d, i, a, o->stage, in->stage_device[o->stage]);
-	int c = o->kind == OP_L, x = copy_index(in, c, o->stage, o->mb);
+	int c = o->kind == OP_L, x = inst_copy_index(in, c, o->stage, o->mb);
 	if (s->copied[x])
 		return err_set(err, "device %d, position %d: duplicate op %s", d, i, a);
 	if (s->seen[inst_op_id(in, OP_B, o->stage, o->mb)])
@@ -199,7 +193,7 @@ static enum status check_copy(struct sim *s, int d, int i, const struct op *o,
 	if (!c && !s->seen[inst_op_id(in, OP_F, o->stage, o->mb)])
 		return err_set(err, "device %d, position %d: offload %s before %s; the row order is F, O, L, B",
 			       d, i, a, op_format(b, sizeof b, OP_F, o->stage, o->mb));
-	if (c && !s->copied[copy_index(in, 0, o->stage, o->mb)])
+	if (c && !s->copied[inst_copy_index(in, false, o->stage, o->mb)])
 		return err_set(err, "device %d, position %d: reload %s before its offload %s; the row order is F, O, L, B",
 			       d, i, a, op_format(b, sizeof b, OP_O, o->stage, o->mb));
 	s->copied[x] = 1;
@@ -222,7 +216,7 @@ static enum status check_reloads(const struct sim *s, struct error *err)
 	char a[64];
 	for (int l = 0; l < in->stages; l++)
 		for (int j = 0; j < in->microbatches; j++)
-			if (s->copied[copy_index(in, 0, l, j)] && !s->copied[copy_index(in, 1, l, j)])
+			if (s->copied[inst_copy_index(in, false, l, j)] && !s->copied[inst_copy_index(in, true, l, j)])
 				return err_set(err, "device %d: offload %s has no reload L(%d,%d) before its B",
 					       in->stage_device[l], op_format(a, sizeof a, OP_O, l, j), l, j);
 	return STATUS_OK;
@@ -274,8 +268,8 @@ static enum status check_ops(struct sim *s, const struct schedule *sc,
 					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb));
 			s->seen[id] = 1;
 			if (in->has_offload && o->kind == OP_B &&
-			    s->copied[copy_index(in, 0, o->stage, o->mb)] &&
-			    !s->copied[copy_index(in, 1, o->stage, o->mb)])
+			    s->copied[inst_copy_index(in, false, o->stage, o->mb)] &&
+			    !s->copied[inst_copy_index(in, true, o->stage, o->mb)])
 				return err_set(err, "device %d, position %d: %s before the reload L(%d,%d) of its offloaded activations",
 					       d, i, op_format(a, sizeof a, o->kind, o->stage, o->mb),
 					       o->stage, o->mb);
@@ -352,7 +346,7 @@ static enum status report_deadlock(const struct sim *s,
 static void time_copy(struct sim *s, int d, const struct op *o)
 {
 	const struct instance *in = s->in;
-	int c = o->kind == OP_L, x = copy_index(in, c, o->stage, o->mb);
+	int c = o->kind == OP_L, x = inst_copy_index(in, c, o->stage, o->mb);
 	int64_t st = offload_copy_start(c, s->chan_free[d],
 					s->end[inst_op_id(in, OP_F, o->stage, o->mb)],
 					s->free_end, s->alloc_start, d);
@@ -368,7 +362,7 @@ static void time_copy(struct sim *s, int d, const struct op *o)
 static int64_t offload_start(const struct sim *s, int d, const struct op *o, int64_t st)
 {
 	const struct instance *in = s->in;
-	int64_t reload_end = o->kind == OP_B ? s->cend[copy_index(in, 1, o->stage, o->mb)] : -1;
+	int64_t reload_end = o->kind == OP_B ? s->cend[inst_copy_index(in, true, o->stage, o->mb)] : -1;
 	return offload_compute_start(o->kind, inst_delta(in, o->kind, o->stage), reload_end,
 				     s->free_end, s->alloc_start, d, st);
 }

@@ -68,7 +68,7 @@ static inline void sim_op_times(const struct instance *in, const struct sim_resu
 				const struct op *o, int64_t *start, int64_t *end)
 {
 	if (op_on_channel(o->kind)) {
-		int x = ((o->kind == OP_L) * in->stages + o->stage) * in->microbatches + o->mb;
+		int x = inst_copy_index(in, o->kind == OP_L, o->stage, o->mb);
 		*start = r->copy_start[x];
 		*end = r->copy_end[x];
 		return;

@@ -688,8 +688,8 @@ static enum status milp_auto(struct exact_run *x)
 	const struct formulation *ti = formulation_find("time-indexed");
 	struct exact_result *r = x->r;
 	assert(dj && ti && ti->size && dj->pairs && dj->recompute && dj->offload);
-	/* F&B overlap, recompute or offload: the disjunctive model alone holds them */
-	if (inst_pairs_gain(x->in) || x->in->has_recompute || x->in->has_offload)
+	/* F&B pairs, recompute or offload: the disjunctive model alone holds them */
+	if (inst_has_decisions(x->in))
 		return disjunctive_passes(x, dj);
 	/* split backward (F, B, W), makespan: the time-indexed targets first,
 	 * for two thirds of the time, then the disjunctive model. Measured
@@ -775,6 +775,18 @@ static bool too_large(const struct exact_run *x, const struct opgraph *g)
 	return pairs * weight > MILP_MAX_PAIR_UNITS;
 }
 
+/* The instance's decisions that formulation f does not hold, or NULL. */
+static const char *unmodelled(const struct formulation *f, const struct instance *in)
+{
+	if (!f->pairs && inst_pairs_gain(in))
+		return "overlapped F&B pairs";
+	if (!f->recompute && in->has_recompute)
+		return "recompute choices";
+	if (!f->offload && in->has_offload)
+		return "offload choices";
+	return NULL;
+}
+
 static enum status solve_milp(struct exact_run *x)
 {
 	const char *solver = x->o->solver ? x->o->solver : "cbc";
@@ -785,15 +797,10 @@ static enum status solve_milp(struct exact_run *x)
 			       solver_names(known, sizeof known, ", "));
 	if (chosen_formulation(x, &form))
 		return STATUS_ERROR;
-	if (form && !form->pairs && inst_pairs_gain(x->in))
-		return err_set(x->err, "formulation '%s' does not model overlapped F&B pairs (instance '%s' has overlap): use disjunctive or auto",
-			       form->name, x->in->name);
-	if (form && !form->recompute && x->in->has_recompute)
-		return err_set(x->err, "formulation '%s' does not model recompute choices (instance '%s' has recompute): use disjunctive or auto",
-			       form->name, x->in->name);
-	if (form && !form->offload && x->in->has_offload)
-		return err_set(x->err, "formulation '%s' does not model offload choices (instance '%s' has offload): use disjunctive or auto",
-			       form->name, x->in->name);
+	const char *lacks = form ? unmodelled(form, x->in) : NULL;
+	if (lacks)
+		return err_set(x->err, "formulation '%s' does not model %s (instance '%s' has them): use disjunctive or auto",
+			       form->name, lacks, x->in->name);
 	struct opgraph *g = opgraph_new(x->in, x->err);
 	if (!g)
 		return STATUS_ERROR;
@@ -1069,17 +1076,15 @@ enum status exact_solve(const struct instance *in, const struct exact_options *o
 			     in->name);
 	} else if (r->certified_by) {
 		/* the exact search proved it (it places overlapped pairs too) */
-	} else if (in->has_recompute && !milp_models(in)) {
-		/* the disjunctive model holds recompute choices or F&B pairs,
-		 * not both: beyond the exact search no proof but the bound's
-		 * (which relaxes both) */
-		r->unproven = "recompute_not_modelled";
-	} else if (in->has_offload && !milp_models(in)) {
-		/* the disjunctive model has the copies for the makespan only */
-		r->unproven = "offload_not_modelled";
+	} else if (!milp_models(in)) {
+		/* recompute with F&B pairs (the disjunctive model holds either,
+		 * not both), or offload with the span (its copies are for the
+		 * makespan): beyond the exact search no proof but the bound's,
+		 * which relaxes them */
+		r->unproven = in->has_offload ? "offload_not_modelled" : "recompute_not_modelled";
 	} else {
-		/* with F&B pairs or recompute too: the disjunctive model holds
-		 * either */
+		/* with F&B pairs, recompute or offload too: the disjunctive
+		 * model holds them */
 		if (o->test_bound_slack > 0)
 			r->bound = r->bound > o->test_bound_slack ? r->bound - o->test_bound_slack : 0;
 		struct exact_run x = {.in = in, .o = o, .sim = sim, .r = r, .err = err,

@@ -65,6 +65,38 @@ static inline enum milp_verdict milp_alone(const struct instance *in, int64_t op
 	return bad ? MILP_DISAGREES : MILP_AGREES;
 }
 
+/*
+ * An instance (json) with a decision only the disjunctive model holds:
+ * the time-indexed model is refused by name, the error naming `what`;
+ * auto, the MILP alone, certifies `want` (by `by`, when not NULL). Returns
+ * that solve's schedule, for the caller to find the decision in and free.
+ */
+static inline struct schedule *milp_refuses_then_certifies(const char *json, const char *what,
+							   int64_t want, const char *by)
+{
+	struct instance *in = parse_instance_ok(json);
+	struct exact_options o = {.solver = "cbc", .formulation = "time-indexed",
+				  .time_limit = 10, .threads = 1, .always_milp = true};
+	struct exact_result r;
+	struct error err = {{0}};
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_ERROR);
+	char msg[128];
+	snprintf(msg, sizeof msg, "does not model %s", what);
+	if (!strstr(err.msg, msg))
+		fail_msg("expected \"%s\" in: %s", msg, err.msg);
+	o.formulation = "auto";
+	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
+	assert_true(r.certified);
+	if (by)
+		assert_string_equal(r.certified_by, by);
+	assert_int_equal(r.objective, want);
+	struct schedule *s = r.schedule;
+	r.schedule = NULL;
+	exact_result_release(&r);
+	instance_free(in);
+	return s;
+}
+
 /* What a test's many milp_alone calls came to. */
 struct milp_counts {
 	int solves, certified;

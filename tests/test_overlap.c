@@ -1311,22 +1311,12 @@ static void test_brute_force_shared_limit(void **state)
 static void test_milp_formulation_with_pairs(void **state)
 {
 	(void)state;
-	struct instance *in = parse_instance_ok(
+	struct schedule *s = milp_refuses_then_certifies(
 		"{\"devices\":1,\"microbatches\":2,\"cost\":{\"F\":2,\"B\":2},"
-		"\"overlap\":{\"factor\":0}}");
-	struct exact_options o = {.solver = "cbc", .formulation = "time-indexed",
-				  .time_limit = 10, .threads = 1, .always_milp = true};
-	struct exact_result r;
-	struct error err = {{0}};
-	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_ERROR);
-	assert_non_null(strstr(err.msg, "does not model overlapped F&B pairs"));
-	o.formulation = "auto";
-	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
-	assert_true(r.certified);
-	assert_int_equal(r.objective, 6);
-	assert_true(schedule_has_pairs(r.schedule));
-	exact_result_release(&r);
-	instance_free(in);
+		"\"overlap\":{\"factor\":0}}",
+		"overlapped F&B pairs", 6, NULL);
+	assert_true(schedule_has_pairs(s));
+	schedule_free(s);
 }
 
 int main(void)
