@@ -45,6 +45,9 @@ struct work {
 	/* Jackson's preemptive schedule */
 	int64_t *r, *p, *q, *rem;
 	int *order, *heap;
+	int skip_kind;       /* device_jobs leaves this kind's op types out
+	                        (one side of F&B pairs, overlap_side_bound);
+	                        -1: none */
 };
 
 static int64_t dur(const struct instance *in, int t)
@@ -131,7 +134,8 @@ static int device_jobs(struct work *w, int d)
 	int n = 0;
 	for (int t = 0; t < w->nodes; t++) {
 		int l = t % in->stages;
-		if (in->stage_device[l] != d || w->head[t] == NEG || w->tail[t] == NEG)
+		if (in->stage_device[l] != d || w->head[t] == NEG || w->tail[t] == NEG ||
+		    t / in->stages == w->skip_kind)
 			continue;
 		w->r[n] = w->head[t];
 		w->q[n] = w->tail[t];
@@ -958,10 +962,79 @@ static void paths_free(struct work *w)
 	free(w->enclose);
 }
 
+/*
+ * One side of the F&B pairs (F&B overlap): a pair is one F and one B, so
+ * on one device the ops of every kind but F (or every kind but B) never
+ * run together, and each keeps an interval at least its own cost (a pair
+ * lasts max(f, b) + rho min(f, b), at least each of its ops). Jackson's
+ * preemptive bound over those op types of the device, at their full
+ * costs, then holds for every overlapped schedule; so do the heads and
+ * tails, from the longest paths at full costs (a pair on a path is at
+ * least as long as its op there, as the critical path's argument). The
+ * cut-cost instances of overlap_relaxed charge every F and B less on
+ * every device, heads and tails too; this keeps them whole where one
+ * side alone is the busy part: ov09 of bench/overlap-exact.sh
+ * (interleaved, rho 0), device 2's backwards and weight passes cannot
+ * start before mb 0's trip to the last stage and back (23) and take 84,
+ * so the makespan is at least 107, where the cut costs gave 83.
+ * Returns the largest over devices (d < 0: the makespan; else device d's
+ * span, as bounds_for), *at its device; 0 when no job qualifies.
+ */
+static int64_t side_device_bound(struct work *w, int d, int *at)
+{
+	int64_t best = 0;
+	for (int e = 0; e < w->in->devices; e++) {
+		int n = device_jobs(w, e);
+		if (n > 0)
+			keep_larger(jackson(w, n), d < 0 ? e : d, &best, at);
+	}
+	return best;
+}
+
+static enum status overlap_side_bound(const struct instance *in, int skip_kind,
+				      int64_t *v, int *at, struct error *err)
+{
+	struct work w = {.skip_kind = skip_kind};
+	bool paths = paths_alloc(&w, in);
+	int n = w.nodes;
+	w.r = malloc(n * sizeof(int64_t));
+	w.p = malloc(n * sizeof(int64_t));
+	w.q = malloc(n * sizeof(int64_t));
+	w.rem = malloc(n * sizeof(int64_t));
+	w.order = malloc(n * sizeof(int));
+	w.heap = malloc(n * sizeof(int));
+	enum status st = STATUS_OK;
+	*v = 0;
+	*at = -1;
+	if (!paths || !w.r || !w.p || !w.q || !w.rem || !w.order || !w.heap) {
+		st = err_set(err, "bound: out of memory");
+	} else if (in->objective == OBJ_MAKESPAN) {
+		set_sources(&w, -1);
+		longest_paths(&w);
+		*v = side_device_bound(&w, -1, at);
+	} else {
+		for (int d = 0; d < in->devices; d++) {
+			set_sources(&w, d);
+			longest_paths(&w);
+			int a = -1;
+			int64_t x = side_device_bound(&w, d, &a);
+			keep_larger(x, a, v, at);
+		}
+	}
+	paths_free(&w);
+	free(w.r);
+	free(w.p);
+	free(w.q);
+	free(w.rem);
+	free(w.order);
+	free(w.heap);
+	return st;
+}
+
 static enum status bound_plain(const struct instance *in, struct bounds *b,
 			       struct error *err)
 {
-	struct work w = {0};
+	struct work w = {.skip_kind = -1};
 	bool paths = paths_alloc(&w, in);
 	/* job arrays: one job per op type, or every op of one device (the
 	 * round trips take each op of each of its stages: test_overlap's brute
@@ -1196,6 +1269,17 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 	}
 	if (plain.critical_path > b->critical_path)
 		b->critical_path = plain.critical_path;
+	for (int k = OP_F; k <= OP_B; k++) {   /* one side of the pairs at full cost */
+		int64_t v;
+		int at;
+		if (overlap_side_bound(in, k, &v, &at, err))
+			return STATUS_ERROR;
+		keep_larger(v, at, &b->device, &b->device_at);
+		if (v > b->best) {
+			b->best = v;
+			b->by = "device";
+		}
+	}
 	if (b->critical_path >= b->best) {   /* also when every lambda was skipped */
 		b->best = b->critical_path;
 		b->by = "critical_path";
@@ -1217,7 +1301,7 @@ static enum status makespan_paths(struct work *w, const struct instance *in, str
 
 enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err)
 {
-	struct work w = {0};
+	struct work w = {.skip_kind = -1};
 	struct ranks rk = {0};
 	if (makespan_paths(&w, in, err))
 		return STATUS_ERROR;
@@ -1236,7 +1320,7 @@ enum status bound_releases(const struct instance *in, int64_t *rel, struct error
 
 enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
 {
-	struct work w = {0};
+	struct work w = {.skip_kind = -1};
 	if (makespan_paths(&w, in, err))
 		return STATUS_ERROR;
 	memcpy(tail, w.tail, w.nodes * sizeof *tail);
@@ -1249,7 +1333,7 @@ enum status bound_warmup_forwards(const struct instance *in, int *forwards, stru
 	/* only the paths warmup_bound reads: the makespan's heads and tails,
 	 * or none for the span (its base is the load and the drain idle, whose
 	 * trips warmup_bound computes itself) */
-	struct work w = {0};
+	struct work w = {.skip_kind = -1};
 	bool makespan = in->objective == OBJ_MAKESPAN;
 	for (int l = 0; l < in->stages; l++)
 		forwards[l] = 0;

@@ -1232,6 +1232,35 @@ static void bf_shapes(const struct bf_shape *shapes, size_t n, uint64_t seed,
 }
 
 /*
+ * One side of the pairs at full cost (bound.c, overlap_side_bound), by
+ * hand. Two devices, one stage each, F 1, B 4, comm 0, rho 0 (a pair
+ * lasts max(1, 4) = 4), m 3. Device 0's backwards cannot start before
+ * micro-batch 0 has gone forward and come back through the last stage
+ * (F 1 + F 1 + B 4 = 6); no two of them share a pair, so the three take
+ * 3 x 4 = 12 after that: makespan >= 18. The cut-cost instances alone
+ * give 10 (the critical path, 1 + 1 + 4 + 4). 18 is reached: device 1
+ * runs F(0), the pairs (F(1), B(0)) and (F(2), B(1)), then B(2), ending
+ * 2, 6, 10, 14; device 0 runs its forwards at 0, 1, 2 and its backwards
+ * from 6, 10 and 14, ending 18. The exact search proves 18 as well.
+ */
+static void test_side_bound_by_hand(void **state)
+{
+	(void)state;
+	const char *json = "{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":1,\"B\":4},"
+			   "\"overlap\":{\"factor\":0}}";
+	struct instance *in = parse_instance_ok(json);
+	struct bounds bd;
+	struct error err = {{0}};
+	assert_int_equal(bound_compute(in, &bd, &err), STATUS_OK);
+	assert_int_equal(bd.best, 18);
+	assert_string_equal(bd.by, "device");
+	assert_int_equal(bd.device_at, 0);
+	assert_int_equal(bd.critical_path, 10);
+	bnb_check(in, 18, json);
+	instance_free(in);
+}
+
+/*
  * The key test. Shapes: 1 device with 1 stage (fused, M 1-3; split, M
  * 1-2), 2 devices with a stage each (fused, M 1-3; split, M 1-2), and one
  * device with 2 stages (fused, M 1-2: pairs across stages; memory deltas
@@ -1332,6 +1361,7 @@ int main(void)
 		cmocka_unit_test(test_instance_overlap_key),
 		cmocka_unit_test(test_instance_round_trip),
 		cmocka_unit_test(test_digest),
+		cmocka_unit_test(test_side_bound_by_hand),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_brute_force_shared_limit),
 		cmocka_unit_test(test_milp_formulation_with_pairs),
