@@ -279,12 +279,12 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 	}
 	/* the ranks' releases (sched/bound.c) hold for FIFO schedules, which
 	 * the FIFO arcs above make every solution; if they cannot be computed
-	 * the arcs alone give the heads. Not where F&B pairs gain: the ranks
-	 * run one op at a time, and a pair runs two; nor with recompute or
-	 * offload, whose ops are not FIFO (the arcs' heads and tails hold: a
-	 * paired or recomputed op lasts at least its own cost) */
-	int64_t *rel = inst_pairs_gain(in) || in->has_recompute || in->has_offload ? NULL :
-		       malloc(g->n * sizeof *rel);
+	 * the arcs alone give the heads. Where F&B pairs gain, the ranks'
+	 * memory rule counts each side of the pairs apart (a pair runs an F
+	 * and a B at once). Not with recompute or offload, whose ops are not
+	 * FIFO (the arcs' heads and tails hold: a recomputed op lasts at least
+	 * its own cost) */
+	int64_t *rel = in->has_recompute || in->has_offload ? NULL : malloc(g->n * sizeof *rel);
 	struct error ignored;
 	if (rel && bound_releases(in, rel, &ignored)) {
 		free(rel);

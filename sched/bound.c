@@ -45,9 +45,10 @@ struct work {
 	/* Jackson's preemptive schedule */
 	int64_t *r, *p, *q, *rem;
 	int *order, *heap;
-	int skip_kind;       /* device_jobs leaves this kind's op types out
-	                        (one side of F&B pairs, overlap_side_bound);
-	                        -1: none */
+	int skip_kind;       /* device_jobs and round_trip_bound leave this
+	                        kind's ops out (one side of F&B pairs); -1: none */
+	bool pairs;          /* F&B pairs may share an interval: only the
+	                        bounds that hold at full costs (bound_plain) */
 };
 
 static int64_t dur(const struct instance *in, int t)
@@ -431,6 +432,7 @@ static int64_t weights_needed(const struct stage_memory *sm, int64_t i, int64_t 
  */
 struct ranks {
 	int K, L, M;
+	bool pairs;     /* F&B pairs: earliest_done by sides (below) */
 	int64_t *rel;   /* [K][L][M + 1], rank 1..M */
 };
 
@@ -444,8 +446,8 @@ static int64_t *rank_at(const struct ranks *rk, int k, int l, int64_t j)
  * release: taking jobs in release order (ERD) gives the least completion
  * time of a set on one machine with release dates; the three lists are
  * each sorted (the second rule), so this merges them. */
-static int64_t earliest_done(const struct ranks *rk, const struct stage_memory *sm,
-			     int64_t nf, int64_t nb, int64_t nw)
+static int64_t erd_merge(const struct ranks *rk, const struct stage_memory *sm,
+			 int64_t nf, int64_t nb, int64_t nw)
 {
 	const int64_t *f = rank_at(rk, OP_F, sm->s, 0), *b = rank_at(rk, OP_B, sm->s, 0);
 	const int64_t *wr = sm->split ? rank_at(rk, OP_W, sm->s, 0) : NULL;
@@ -466,6 +468,17 @@ static int64_t earliest_done(const struct ranks *rk, const struct stage_memory *
 		}
 	}
 	return t;
+}
+
+/* With F&B pairs a forward and a backward may run at once, but two ops of
+ * one side (the forwards and weight passes, or the backwards and weight
+ * passes) never do: each side's merge bounds the set's completion. */
+static int64_t earliest_done(const struct ranks *rk, const struct stage_memory *sm,
+			     int64_t nf, int64_t nb, int64_t nw)
+{
+	if (!rk->pairs)
+		return erd_merge(rk, sm, nf, nb, nw);
+	return max64(erd_merge(rk, sm, nf, 0, nw), erd_merge(rk, sm, 0, nb, nw));
 }
 
 /* Cap on L M^3 for the memory rule's exact inner value (below). */
@@ -562,7 +575,7 @@ static bool fill_ranks(struct work *w, struct ranks *rk)
 static void ranks_build(struct work *w, struct ranks *rk)
 {
 	const struct instance *in = w->in;
-	*rk = (struct ranks){in->kinds, in->stages, in->microbatches, NULL};
+	*rk = (struct ranks){in->kinds, in->stages, in->microbatches, w->pairs, NULL};
 	if (!w->enclose)   /* once per work: a span fills the ranks once per device */
 		w->enclose = enclosing_all(in);
 	rk->rel = malloc((size_t)rk->K * rk->L * (rk->M + 1) * sizeof *rk->rel);
@@ -587,6 +600,8 @@ static int64_t round_trip_bound(struct work *w, const struct ranks *rk, int d)
 			continue;
 		for (int k = 0; k < in->kinds; k++) {
 			int64_t q = w->tail[k * L + l];
+			if (k == w->skip_kind)
+				continue;
 			for (int64_t j = 1; j <= in->microbatches; j++) {
 				w->r[n] = *rank_at(rk, k, l, j);
 				w->p[n] = in->cost[k][l];
@@ -927,17 +942,26 @@ static void bounds_for(struct work *w, int d, int *idx,
 	struct ranks rk = {0};
 	if (limited)
 		ranks_build(w, &rk);
-	for (int e = 0; e < in->devices; e++) {
-		int n = device_jobs(w, e);
-		if (limited && n > 0)
-			n = add_forced_weights(w, e, n);
-		if (n > 0)   /* the span bounded is d's */
-			keep_larger(jackson(w, n), d < 0 ? e : d, &b->device, &b->device_at);
+	/* with pairs, each side of them alone (F&B overlap, bound_plain) */
+	int side0 = w->pairs ? OP_F : -1, side1 = w->pairs ? OP_B : -1;
+	for (int side = side0; side <= side1; side++) {
+		w->skip_kind = side;
+		for (int e = 0; e < in->devices; e++) {
+			int n = device_jobs(w, e);
+			if (limited && n > 0 && !w->pairs)
+				n = add_forced_weights(w, e, n);
+			if (n > 0)   /* the span bounded is d's */
+				keep_larger(jackson(w, n), d < 0 ? e : d, &b->device,
+					    &b->device_at);
+		}
+		for (int e = from; e < to && limited && rk.rel; e++)
+			keep_larger(round_trip_bound(w, &rk, e), e, &b->round_trip,
+				    &b->round_trip_at);
 	}
+	w->skip_kind = -1;
 	for (int e = from; e < to && limited; e++) {
-		keep_larger(memory_bound(w, e, idx), e, &b->memory, &b->memory_at);
-		keep_larger(rk.rel ? round_trip_bound(w, &rk, e) : 0, e, &b->round_trip,
-			    &b->round_trip_at);
+		if (!w->pairs)   /* it charges the device's whole load */
+			keep_larger(memory_bound(w, e, idx), e, &b->memory, &b->memory_at);
 		keep_larger(memory_time_bound(w, e), e, &b->memory_time, &b->memory_time_at);
 	}
 	free(rk.rel);
@@ -962,79 +986,51 @@ static void paths_free(struct work *w)
 	free(w->enclose);
 }
 
-/*
- * One side of the F&B pairs (F&B overlap): a pair is one F and one B, so
- * on one device the ops of every kind but F (or every kind but B) never
- * run together, and each keeps an interval at least its own cost (a pair
- * lasts max(f, b) + rho min(f, b), at least each of its ops). Jackson's
- * preemptive bound over those op types of the device, at their full
- * costs, then holds for every overlapped schedule; so do the heads and
- * tails, from the longest paths at full costs (a pair on a path is at
- * least as long as its op there, as the critical path's argument). The
- * cut-cost instances of overlap_relaxed charge every F and B less on
- * every device, heads and tails too; this keeps them whole where one
- * side alone is the busy part: ov09 of bench/overlap-exact.sh
- * (interleaved, rho 0), device 2's backwards and weight passes cannot
- * start before mb 0's trip to the last stage and back (23) and take 84,
- * so the makespan is at least 107, where the cut costs gave 83.
- * Returns the largest over devices (d < 0: the makespan; else device d's
- * span, as bounds_for), *at its device; 0 when no job qualifies.
- */
-static int64_t side_device_bound(struct work *w, int d, int *at)
+/* b->best: the largest of b's bounds, and b->by which argument gave it
+ * (the first on a tie). */
+static void choose_best(struct bounds *b)
 {
-	int64_t best = 0;
-	for (int e = 0; e < w->in->devices; e++) {
-		int n = device_jobs(w, e);
-		if (n > 0)
-			keep_larger(jackson(w, n), d < 0 ? e : d, &best, at);
-	}
-	return best;
-}
-
-static enum status overlap_side_bound(const struct instance *in, int skip_kind,
-				      int64_t *v, int *at, struct error *err)
-{
-	struct work w = {.skip_kind = skip_kind};
-	bool paths = paths_alloc(&w, in);
-	int n = w.nodes;
-	w.r = malloc(n * sizeof(int64_t));
-	w.p = malloc(n * sizeof(int64_t));
-	w.q = malloc(n * sizeof(int64_t));
-	w.rem = malloc(n * sizeof(int64_t));
-	w.order = malloc(n * sizeof(int));
-	w.heap = malloc(n * sizeof(int));
-	enum status st = STATUS_OK;
-	*v = 0;
-	*at = -1;
-	if (!paths || !w.r || !w.p || !w.q || !w.rem || !w.order || !w.heap) {
-		st = err_set(err, "bound: out of memory");
-	} else if (in->objective == OBJ_MAKESPAN) {
-		set_sources(&w, -1);
-		longest_paths(&w);
-		*v = side_device_bound(&w, -1, at);
-	} else {
-		for (int d = 0; d < in->devices; d++) {
-			set_sources(&w, d);
-			longest_paths(&w);
-			int a = -1;
-			int64_t x = side_device_bound(&w, d, &a);
-			keep_larger(x, a, v, at);
+	const struct {
+		int64_t v;
+		const char *by;
+	} all[] = {{b->critical_path, "critical_path"}, {b->device, "device"},
+		   {b->memory, "memory"}, {b->round_trip, "round_trip"},
+		   {b->memory_time, "memory_time"}, {b->warmup, "warmup"}};
+	b->best = 0;
+	b->by = all[0].by;
+	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+		if (all[i].v > b->best) {
+			b->best = all[i].v;
+			b->by = all[i].by;
 		}
-	}
-	paths_free(&w);
-	free(w.r);
-	free(w.p);
-	free(w.q);
-	free(w.rem);
-	free(w.order);
-	free(w.heap);
-	return st;
 }
 
-static enum status bound_plain(const struct instance *in, struct bounds *b,
+/*
+ * Every bound on the instance as given (pairs false). With pairs true
+ * (F&B overlap) only those that hold at full costs when a forward and a
+ * backward of one device may share an interval: a pair is one F and one
+ * B and lasts max(f, b) + rho min(f, b), at least each of its ops, so
+ *  - heads, tails and the critical path hold (a pair on a path is at least
+ *    as long as its op there);
+ *  - on one device the ops of every kind but F, or every kind but B, never
+ *    share an interval: the device bound and the round trips take Jackson's
+ *    bound over one side at a time (bounds_for), and the ranks' memory rule
+ *    bounds a set's completion by each side's merge (earliest_done);
+ *  - the memory-time bound charges trips and memory, which pairs do not
+ *    change (a pair's F delta counts first, as a lone F before its B);
+ * the device-load bounds (memory fill and drain, warm-up, forced weight
+ * passes) sum a device's F and B costs and are left out. The cut-cost
+ * instances of overlap_relaxed charge every F and B less on every device,
+ * heads and tails too; this keeps them whole where one side alone is the
+ * busy part: on ov09 of bench/overlap-exact.sh (interleaved, rho 0) device
+ * 2's backwards and weight passes cannot start before micro-batch 0's trip
+ * to the last stage and back (23) and take 84, so the makespan is at least
+ * 107, where the cut costs gave 83.
+ */
+static enum status bound_plain(const struct instance *in, bool pairs, struct bounds *b,
 			       struct error *err)
 {
-	struct work w = {.skip_kind = -1};
+	struct work w = {.skip_kind = -1, .pairs = pairs};
 	bool paths = paths_alloc(&w, in);
 	/* job arrays: one job per op type, or every op of one device (the
 	 * round trips take each op of each of its stages: test_overlap's brute
@@ -1067,28 +1063,16 @@ static enum status bound_plain(const struct instance *in, struct bounds *b,
 		set_sources(&w, -1);
 		longest_paths(&w);
 		bounds_for(&w, -1, idx, b);
-		b->warmup = warmup_bound(&w, true, NULL);
+		b->warmup = pairs ? 0 : warmup_bound(&w, true, NULL);
 	} else {
 		for (int d = 0; d < in->devices; d++) {
 			set_sources(&w, d);
 			longest_paths(&w);
 			bounds_for(&w, d, idx, b);
 		}
-		b->warmup = warmup_bound(&w, false, NULL);
+		b->warmup = pairs ? 0 : warmup_bound(&w, false, NULL);
 	}
-	/* the largest, and which argument gave it (the first on a tie) */
-	const struct {
-		int64_t v;
-		const char *by;
-	} all[] = {{b->critical_path, "critical_path"}, {b->device, "device"},
-		   {b->memory, "memory"}, {b->round_trip, "round_trip"},
-		   {b->memory_time, "memory_time"}, {b->warmup, "warmup"}};
-	b->by = all[0].by;
-	for (size_t i = 0; i < sizeof all / sizeof *all; i++)
-		if (all[i].v > b->best) {
-			b->best = all[i].v;
-			b->by = all[i].by;
-		}
+	choose_best(b);
 	paths_free(&w);
 	free(w.r);
 	free(w.p);
@@ -1238,14 +1222,14 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		instance_free(r);
 		return st;
 	}
-	if (!in->has_overlap || in->overlap >= 1)
-		return bound_plain(in, b, err);   /* no pair is shorter than its ops */
+	if (!in->has_overlap || in->overlap >= 1)   /* no pair is shorter than its ops */
+		return bound_plain(in, false, b, err);
+	/* the largest of: the bounds that hold at full costs with pairs, and
+	 * the best cut-cost instance's */
 	static const double lambdas[] = {0, 0.5, 1};
-	struct bounds plain;
-	if (bound_plain(in, &plain, err))
+	struct bounds full, cut = {.best = -1};
+	if (bound_plain(in, true, &full, err))
 		return STATUS_ERROR;
-	memset(b, 0, sizeof *b);
-	b->memory_at = b->round_trip_at = b->memory_time_at = b->device_at = -1;
 	for (size_t i = 0; i < sizeof lambdas / sizeof *lambdas; i++) {
 		struct instance *r = NULL;
 		struct bounds x;
@@ -1253,7 +1237,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 			return STATUS_ERROR;
 		if (!r)
 			continue;
-		enum status st = bound_plain(r, &x, err);
+		enum status st = bound_plain(r, false, &x, err);
 		instance_free(r);
 		if (st)
 			return STATUS_ERROR;
@@ -1264,26 +1248,20 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		x.memory_time = scaled_back(x.memory_time);
 		x.warmup = scaled_back(x.warmup);
 		x.best = scaled_back(x.best);
-		if (x.best > b->best)
-			*b = x;
+		if (x.best > cut.best)
+			cut = x;
 	}
-	if (plain.critical_path > b->critical_path)
-		b->critical_path = plain.critical_path;
-	for (int k = OP_F; k <= OP_B; k++) {   /* one side of the pairs at full cost */
-		int64_t v;
-		int at;
-		if (overlap_side_bound(in, k, &v, &at, err))
-			return STATUS_ERROR;
-		keep_larger(v, at, &b->device, &b->device_at);
-		if (v > b->best) {
-			b->best = v;
-			b->by = "device";
-		}
+	*b = full;
+	if (cut.best >= 0) {   /* else every lambda cut an op to nothing */
+		b->critical_path = max64(b->critical_path, cut.critical_path);
+		keep_larger(cut.device, cut.device_at, &b->device, &b->device_at);
+		keep_larger(cut.memory, cut.memory_at, &b->memory, &b->memory_at);
+		keep_larger(cut.round_trip, cut.round_trip_at, &b->round_trip, &b->round_trip_at);
+		keep_larger(cut.memory_time, cut.memory_time_at, &b->memory_time,
+			    &b->memory_time_at);
+		b->warmup = max64(b->warmup, cut.warmup);
 	}
-	if (b->critical_path >= b->best) {   /* also when every lambda was skipped */
-		b->best = b->critical_path;
-		b->by = "critical_path";
-	}
+	choose_best(b);
 	return STATUS_OK;
 }
 
@@ -1301,7 +1279,8 @@ static enum status makespan_paths(struct work *w, const struct instance *in, str
 
 enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err)
 {
-	struct work w = {.skip_kind = -1};
+	/* with pairs that gain, the ranks' memory rule by sides (bound_plain) */
+	struct work w = {.skip_kind = -1, .pairs = inst_pairs_gain(in)};
 	struct ranks rk = {0};
 	if (makespan_paths(&w, in, err))
 		return STATUS_ERROR;

@@ -1232,7 +1232,7 @@ static void bf_shapes(const struct bf_shape *shapes, size_t n, uint64_t seed,
 }
 
 /*
- * One side of the pairs at full cost (bound.c, overlap_side_bound), by
+ * One side of the pairs at full cost (bound.c, bound_plain with pairs), by
  * hand. Two devices, one stage each, F 1, B 4, comm 0, rho 0 (a pair
  * lasts max(1, 4) = 4), m 3. Device 0's backwards cannot start before
  * micro-batch 0 has gone forward and come back through the last stage
@@ -1257,6 +1257,33 @@ static void test_side_bound_by_hand(void **state)
 	assert_int_equal(bd.device_at, 0);
 	assert_int_equal(bd.critical_path, 10);
 	bnb_check(in, 18, json);
+	instance_free(in);
+}
+
+/*
+ * The round trip with pairs (bound.c, bound_plain with pairs), by hand.
+ * Two devices, one stage each, F 1, B 4, comm 0, rho 0, m 2, room for one
+ * activation per device (F +1, B -1, limit 1). Device 0's second forward
+ * waits until its first backward has ended, and that one waits for the
+ * trip F 1 + F 1 + B 4 + B 4 = 10; the second micro-batch's trip takes 10
+ * more: makespan >= 20, and the serial schedule ends at 20. No pair helps:
+ * a pair's F counts first in memory, so pairing the second forward with
+ * the first backward on either device would hold 2 > 1. The cut-cost
+ * instances give 10 (costs halved, rho 0: every trip 5).
+ */
+static void test_round_trip_with_pairs_by_hand(void **state)
+{
+	(void)state;
+	const char *json = "{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":4},"
+			   "\"overlap\":{\"factor\":0},\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}";
+	struct instance *in = parse_instance_ok(json);
+	struct bounds bd;
+	struct error err = {{0}};
+	assert_int_equal(bound_compute(in, &bd, &err), STATUS_OK);
+	assert_int_equal(bd.best, 20);
+	assert_string_equal(bd.by, "round_trip");
+	assert_int_equal(bd.round_trip_at, 0);
+	bnb_check(in, 20, json);
 	instance_free(in);
 }
 
@@ -1362,6 +1389,7 @@ int main(void)
 		cmocka_unit_test(test_instance_round_trip),
 		cmocka_unit_test(test_digest),
 		cmocka_unit_test(test_side_bound_by_hand),
+		cmocka_unit_test(test_round_trip_with_pairs_by_hand),
 		cmocka_unit_test(test_brute_force),
 		cmocka_unit_test(test_brute_force_shared_limit),
 		cmocka_unit_test(test_milp_formulation_with_pairs),
