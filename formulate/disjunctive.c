@@ -1089,6 +1089,64 @@ static int *savings_columns(struct sched_milp *sm, const struct csr *devc)
  * Past ENERGY_SAVING_TERMS such terms in all, each row subtracts its
  * device's whole savings column instead (a larger superset, one term).
  */
+/* The terms of op i's energetic row (above) in cols, vals, its right-hand
+ * side in *rhs; the count. skip < 0: every op of the device, less what
+ * pairs may save; skip = F or B: only the ops of the other kinds (one side
+ * of the pairs, i among them), which never share an interval, at their
+ * full costs (sched/bound.c's argument for the device bound with pairs). */
+static int energetic_row(const struct sched_milp *sm, const struct csr *ix,
+			 const struct csr *devc, const int *sav, int i, int skip, int *cols,
+			 double *vals, double *rhs)
+{
+	const struct disjunctive *dj = sm->data;
+	const struct opgraph *g = sm->g;
+	int d = g->device[i], n = 0;
+	*rhs = 0;
+	for (int k = 0; k < g->n; k++)
+		if (g->device[k] == d && kind_of(sm, k) != skip && opgraph_precedes(g, i, k))
+			*rhs += (double)g->dur[k];
+	cols[n] = sm->obj_col;
+	vals[n++] = 1;
+	cols[n] = dj->end_col[i];
+	vals[n++] = -1;
+	if (sm->in->objective == OBJ_SPAN) {
+		cols[n] = sm->first_col[d];
+		vals[n++] = 1;
+	}
+	for (int e = ix->start[i]; e < ix->start[i + 1]; e++) {
+		int p = ix->list[e];
+		int other = dj->pair[p][0] == i ? dj->pair[p][1] : dj->pair[p][0];
+		if (kind_of(sm, other) == skip)
+			continue;
+		double T = (double)g->dur[other];
+		cols[n] = dj->pair_col[p];
+		if (dj->pair[p][0] == i) {
+			vals[n++] = -T;          /* i = a runs first when y = 1 */
+		} else {
+			vals[n++] = T;           /* i = b runs first when y = 0 */
+			*rhs += T;
+		}
+		if (skip < 0 && dj->fb_of[p] >= 0 && kind_of(sm, i) == OP_F) {
+			cols[n] = dj->fb_col[dj->fb_of[p]];
+			vals[n++] = T;   /* paired with i: not after it */
+		}
+	}
+	if (skip >= 0)
+		return n;   /* one side: no pair among its ops */
+	if (sav && sav[d] >= 0) {   /* every pair of the device: a superset */
+		cols[n] = sav[d];
+		vals[n++] = 1;
+	}
+	for (int e = devc->start[d]; !sav && e < devc->start[d + 1]; e++) {
+		int q = devc->list[e], a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
+		if (a == i || b == i || opgraph_precedes(g, a, i) || opgraph_precedes(g, b, i))
+			continue;
+		cols[n] = dj->fb_col[q];
+		vals[n++] = (double)(g->dur[a] + g->dur[b] - dj->fb_dur[q]);
+	}
+	return n;
+}
+
 static void energetic_rows(struct sched_milp *sm, const struct csr *ix)
 {
 	const struct disjunctive *dj = sm->data;
@@ -1116,50 +1174,20 @@ static void energetic_rows(struct sched_milp *sm, const struct csr *ix)
 		free(sav);
 		return;
 	}
-	for (int i = 0; i < g->n; i++) {
-		int d = g->device[i], n = 0;
-		double rhs = 0;
-		for (int k = 0; k < g->n; k++)
-			if (g->device[k] == d && opgraph_precedes(g, i, k))
-				rhs += (double)g->dur[k];
-		cols[n] = sm->obj_col;
-		vals[n++] = 1;
-		cols[n] = dj->end_col[i];
-		vals[n++] = -1;
-		if (sm->in->objective == OBJ_SPAN) {
-			cols[n] = sm->first_col[d];
-			vals[n++] = 1;
-		}
-		for (int e = ix->start[i]; e < ix->start[i + 1]; e++) {
-			int p = ix->list[e];
-			int other = dj->pair[p][0] == i ? dj->pair[p][1] : dj->pair[p][0];
-			double T = (double)g->dur[other];
-			cols[n] = dj->pair_col[p];
-			if (dj->pair[p][0] == i) {
-				vals[n++] = -T;          /* i = a runs first when y = 1 */
-			} else {
-				vals[n++] = T;           /* i = b runs first when y = 0 */
-				rhs += T;
-			}
-			if (dj->fb_of[p] >= 0 && kind_of(sm, i) == OP_F) {
-				cols[n] = dj->fb_col[dj->fb_of[p]];
-				vals[n++] = T;   /* paired with i: not after it */
-			}
-		}
-		if (sav && sav[d] >= 0) {   /* every pair of the device: a superset */
-			cols[n] = sav[d];
-			vals[n++] = 1;
-		}
-		for (int e = devc.start[d]; !sav && e < devc.start[d + 1]; e++) {
-			int q = devc.list[e], a = dj->pair[dj->fb[q]][0], b = dj->pair[dj->fb[q]][1];
-			if (a == i || b == i || opgraph_precedes(g, a, i) || opgraph_precedes(g, b, i))
+	/* with pairs, also each side of them alone (skip F, skip B) */
+	int sides = dj->nfb > 0 ? 3 : 1;
+	for (int i = 0; i < g->n; i++)
+		for (int side = 0; side < sides; side++) {
+			int skip = side == 0 ? -1 : side == 1 ? OP_F : OP_B;
+			if (skip >= 0 && kind_of(sm, i) == skip)
 				continue;
-			cols[n] = dj->fb_col[q];
-			vals[n++] = (double)(g->dur[a] + g->dur[b] - dj->fb_dur[q]);
+			double rhs;
+			int n = energetic_row(sm, ix, &devc, sav, i, skip, cols, vals, &rhs);
+			if (rhs > 0)
+				milp_add_row(m, n, cols, vals, rhs, MILP_INF,
+					     skip < 0 ? "energy_%d" : skip == OP_F ? "energy_nf_%d" :
+					     "energy_nb_%d", i);
 		}
-		if (rhs > 0)
-			milp_add_row(m, n, cols, vals, rhs, MILP_INF, "energy_%d", i);
-	}
 	free(cols);
 	free(vals);
 	csr_free(&devc);
