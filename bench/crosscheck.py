@@ -28,6 +28,10 @@ activations up), the span objective on 25 %; on 30 % of the chains with
 the makespan, one decision of issue 17 (recompute or offload under the
 limit, or F&B overlap). With offload and the span objective no MILP
 models the instance: it says so (stopped_by) and certifies nothing.
+--overlap puts F&B overlap on every instance instead; --reference BIN
+also solves each with another pipeopt (an earlier commit), whose
+certificate joins the others: a new bound above an optimum the old code
+proves is BAD (the check of a new bound by an independent proof).
 Prints one line per instance, then the counts.
 """
 import argparse
@@ -47,7 +51,7 @@ CONFIGS = {
 }
 
 
-def instance(rng, name, medium=False):
+def instance(rng, name, medium=False, overlap=False):
     place = rng.choice(["chain", "chain", "v", "interleaved", "dag"])
     p = rng.choice([2, 3, 4] if place == "chain" else [3, 4] if place == "dag" else [2, 3])
     m = rng.randint(2, 5 if place == "chain" else 4)
@@ -78,6 +82,9 @@ def instance(rng, name, medium=False):
         d["objective"] = "span"
     # the decisions of issue 17, on chains: recompute or offload under a
     # memory limit, or F&B overlap
+    if overlap:   # --overlap: F&B pairs on every instance, any placement and objective
+        d["overlap"] = {"factor": rng.choice([0, 0.25, 0.5])}
+        return d
     if place == "chain" and d.get("objective") != "span" and rng.random() < 0.3:
         what = rng.choice(["recompute", "offload", "overlap"] if "memory" in d else ["overlap"])
         if what == "recompute":
@@ -108,6 +115,12 @@ def main():
     ap.add_argument("--core", help="taskset core for every run")
     ap.add_argument("--medium", action="store_true",
                     help="larger instances (chains of 4-6 devices, m 6-10), where passes are stopped")
+    ap.add_argument("--overlap", action="store_true",
+                    help="F&B overlap (factor 0, 1/4 or 1/2) on every instance, any placement and objective")
+    ap.add_argument("--reference", metavar="BIN",
+                    help="another pipeopt (an earlier commit) whose certified optimum every bound "
+                         "and certificate of this one must respect: a check of new bounds by "
+                         "an independent proof")
     ap.add_argument("--pipeopt", default=os.path.join(os.path.dirname(__file__), "..", "build", "pipeopt"))
     a = ap.parse_args()
     pin = ["taskset", "-c", a.core] if a.core is not None else []
@@ -115,7 +128,7 @@ def main():
     bad = certified = 0
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(a.n):
-            d = instance(rng, f"x{a.seed}-{i}", a.medium)
+            d = instance(rng, f"x{a.seed}-{i}", a.medium, a.overlap)
             path = os.path.join(tmp, "i.json")
             with open(path, "w") as fh:
                 json.dump(d, fh)
@@ -127,6 +140,10 @@ def main():
                     continue
                 res[k] = run(pin + [a.pipeopt, "solve", path, "--json", "--time-limit", str(a.time)] + extra)
             s = run(pin + [a.pipeopt, "search", path, "--json", "--time-limit", "2"])
+            if a.reference:
+                ref = run(pin + [a.reference, "solve", path, "--json", "--time-limit", str(a.time)])
+                if ref.get("certified"):
+                    res["reference"] = ref
             certs = {k: r["objective"] for k, r in res.items() if r.get("certified")}
             errs = {k: r["error"] for k, r in res.items() if "error" in r}
             found = s.get("objective")
