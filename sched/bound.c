@@ -45,11 +45,16 @@ struct work {
 	/* Jackson's preemptive schedule */
 	int64_t *r, *p, *q, *rem;
 	int *order, *heap;
-	int skip_kind;       /* device_jobs and round_trip_bound leave this
-	                        kind's ops out (one side of F&B pairs); -1: none */
+	/* Jackson's jobs (device_jobs, round_trip_bound) in units of 1/scale:
+	 * releases and tails times scale, each op of kind k keep[k] / scale of
+	 * its cost (a kind with keep 0 left out); 1 and 1 but where F&B pairs
+	 * share intervals (bounds_for) */
+	int64_t keep[OP_KINDS], scale;
 	bool pairs;          /* F&B pairs may share an interval: only the
 	                        bounds that hold at full costs (bound_plain) */
 };
+
+#define WORK_INIT(pairs_) {.keep = {1, 1, 1}, .scale = 1, .pairs = (pairs_)}
 
 static int64_t dur(const struct instance *in, int t)
 {
@@ -116,10 +121,12 @@ static void longest_paths(struct work *w)
 	}
 }
 
-/* Jackson's preemptive bound over w's jobs 0..n-1 (sched/jackson.h). */
+/* Jackson's preemptive bound over w's jobs 0..n-1 (sched/jackson.h), in
+ * time units (w's scaled jobs, rounded up: the objective is an integer). */
 static int64_t jackson(struct work *w, int n)
 {
-	return jackson_preemptive(n, w->r, w->p, w->q, w->order, w->heap, w->rem);
+	int64_t v = jackson_preemptive(n, w->r, w->p, w->q, w->order, w->heap, w->rem);
+	return (v + w->scale - 1) / w->scale;
 }
 
 /* Jobs of device d: one per op type (k,l) on d, standing for its M copies;
@@ -136,11 +143,11 @@ static int device_jobs(struct work *w, int d)
 	for (int t = 0; t < w->nodes; t++) {
 		int l = t % in->stages;
 		if (in->stage_device[l] != d || w->head[t] == NEG || w->tail[t] == NEG ||
-		    t / in->stages == w->skip_kind)
+		    !w->keep[t / in->stages])
 			continue;
-		w->r[n] = w->head[t];
-		w->q[n] = w->tail[t];
-		w->p[n] = dur(in, t) * in->microbatches;
+		w->r[n] = w->head[t] * w->scale;
+		w->q[n] = w->tail[t] * w->scale;
+		w->p[n] = dur(in, t) * w->keep[t / in->stages] * in->microbatches;
 		n++;
 	}
 	return n;
@@ -600,12 +607,12 @@ static int64_t round_trip_bound(struct work *w, const struct ranks *rk, int d)
 			continue;
 		for (int k = 0; k < in->kinds; k++) {
 			int64_t q = w->tail[k * L + l];
-			if (k == w->skip_kind)
+			if (!w->keep[k])
 				continue;
 			for (int64_t j = 1; j <= in->microbatches; j++) {
-				w->r[n] = *rank_at(rk, k, l, j);
-				w->p[n] = in->cost[k][l];
-				w->q[n] = q == NEG ? 0 : q;
+				w->r[n] = *rank_at(rk, k, l, j) * w->scale;
+				w->p[n] = in->cost[k][l] * w->keep[k];
+				w->q[n] = (q == NEG ? 0 : q) * w->scale;
 				n++;
 			}
 		}
@@ -915,6 +922,25 @@ static void keep_larger(int64_t v, int where, int64_t *best, int *at)
 	}
 }
 
+/* Jackson's jobs with F&B pairs: each pair's interval, at least
+ * max(f, b) + rho min(f, b), holds its F cut to (1 - lambda (1 - rho)) f
+ * and then its B cut to (1 - (1 - lambda)(1 - rho)) b, back to back (their
+ * sum is at most the pair's length: overlap_relaxed's argument). The F'
+ * starts with the pair, the B' ends no later, so releases and tails stay
+ * the full-cost ones, while only the device's own jobs are cut. lambda 1
+ * at rho 0 leaves the F's out, lambda 0 the B's (one side of the pairs).
+ * Shares in 1/PAIR_SCALE, rounded down (shorter jobs: still a bound). */
+#define PAIR_SCALE 64
+
+static void pair_shares(struct work *w, double lambda)
+{
+	double cut_f = lambda * (1 - w->in->overlap), cut_b = (1 - lambda) * (1 - w->in->overlap);
+	w->scale = PAIR_SCALE;
+	w->keep[OP_F] = (int64_t)(PAIR_SCALE * (1 - cut_f) + 1e-9);
+	w->keep[OP_B] = (int64_t)(PAIR_SCALE * (1 - cut_b) + 1e-9);
+	w->keep[OP_W] = PAIR_SCALE;
+}
+
 /*
  * Bounds of device d's span (heads and tails relative to d's ops), or of
  * the makespan when d < 0 (from time 0 to the end).
@@ -942,10 +968,11 @@ static void bounds_for(struct work *w, int d, int *idx,
 	struct ranks rk = {0};
 	if (limited)
 		ranks_build(w, &rk);
-	/* with pairs, each side of them alone (F&B overlap, bound_plain) */
-	int side0 = w->pairs ? OP_F : -1, side1 = w->pairs ? OP_B : -1;
-	for (int side = side0; side <= side1; side++) {
-		w->skip_kind = side;
+	/* with pairs, three shares of the F and B costs (bound_plain) */
+	int passes = w->pairs ? 3 : 1;
+	for (int pass = 0; pass < passes; pass++) {
+		if (w->pairs)
+			pair_shares(w, pass / 2.0);
 		for (int e = 0; e < in->devices; e++) {
 			int n = device_jobs(w, e);
 			if (limited && n > 0 && !w->pairs)
@@ -958,7 +985,7 @@ static void bounds_for(struct work *w, int d, int *idx,
 			keep_larger(round_trip_bound(w, &rk, e), e, &b->round_trip,
 				    &b->round_trip_at);
 	}
-	w->skip_kind = -1;
+	w->keep[OP_F] = w->keep[OP_B] = w->keep[OP_W] = w->scale = 1;
 	for (int e = from; e < to && limited; e++) {
 		if (!w->pairs)   /* it charges the device's whole load */
 			keep_larger(memory_bound(w, e, idx), e, &b->memory, &b->memory_at);
@@ -1012,10 +1039,13 @@ static void choose_best(struct bounds *b)
  * B and lasts max(f, b) + rho min(f, b), at least each of its ops, so
  *  - heads, tails and the critical path hold (a pair on a path is at least
  *    as long as its op there);
- *  - on one device the ops of every kind but F, or every kind but B, never
- *    share an interval: the device bound and the round trips take Jackson's
- *    bound over one side at a time (bounds_for), and the ranks' memory rule
- *    bounds a set's completion by each side's merge (earliest_done);
+ *  - on one device a pair's interval holds its F and its B cut by lambda
+ *    back to back (pair_shares): the device bound and the round trips take
+ *    Jackson's bound over the device's cut jobs, with full-cost releases
+ *    and tails, for lambda = 0, 1/2, 1 (at rho 0 the last two are one side
+ *    of the pairs alone: the ops but the F's, or but the B's, which never
+ *    share an interval); the ranks' memory rule bounds a set's completion
+ *    by each side's merge (earliest_done);
  *  - the memory-time bound charges trips and memory, which pairs do not
  *    change (a pair's F delta counts first, as a lone F before its B);
  * the device-load bounds (memory fill and drain, warm-up, forced weight
@@ -1030,7 +1060,7 @@ static void choose_best(struct bounds *b)
 static enum status bound_plain(const struct instance *in, bool pairs, struct bounds *b,
 			       struct error *err)
 {
-	struct work w = {.skip_kind = -1, .pairs = pairs};
+	struct work w = WORK_INIT(pairs);
 	bool paths = paths_alloc(&w, in);
 	/* job arrays: one job per op type, or every op of one device (the
 	 * round trips take each op of each of its stages: test_overlap's brute
@@ -1280,7 +1310,7 @@ static enum status makespan_paths(struct work *w, const struct instance *in, str
 enum status bound_releases(const struct instance *in, int64_t *rel, struct error *err)
 {
 	/* with pairs that gain, the ranks' memory rule by sides (bound_plain) */
-	struct work w = {.skip_kind = -1, .pairs = inst_pairs_gain(in)};
+	struct work w = WORK_INIT(inst_pairs_gain(in));
 	struct ranks rk = {0};
 	if (makespan_paths(&w, in, err))
 		return STATUS_ERROR;
@@ -1299,7 +1329,7 @@ enum status bound_releases(const struct instance *in, int64_t *rel, struct error
 
 enum status bound_tails(const struct instance *in, int64_t *tail, struct error *err)
 {
-	struct work w = {.skip_kind = -1};
+	struct work w = WORK_INIT(false);
 	if (makespan_paths(&w, in, err))
 		return STATUS_ERROR;
 	memcpy(tail, w.tail, w.nodes * sizeof *tail);
@@ -1312,7 +1342,7 @@ enum status bound_warmup_forwards(const struct instance *in, int *forwards, stru
 	/* only the paths warmup_bound reads: the makespan's heads and tails,
 	 * or none for the span (its base is the load and the drain idle, whose
 	 * trips warmup_bound computes itself) */
-	struct work w = {.skip_kind = -1};
+	struct work w = WORK_INIT(false);
 	bool makespan = in->objective == OBJ_MAKESPAN;
 	for (int l = 0; l < in->stages; l++)
 		forwards[l] = 0;
