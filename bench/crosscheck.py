@@ -80,11 +80,11 @@ def instance(rng, name, medium=False, overlap=False):
         d["memory"] = mem
     if rng.random() < 0.25:
         d["objective"] = "span"
-    # the decisions of issue 17, on chains: recompute or offload under a
-    # memory limit, or F&B overlap
     if overlap:   # --overlap: F&B pairs on every instance, any placement and objective
         d["overlap"] = {"factor": rng.choice([0, 0.25, 0.5])}
         return d
+    # the decisions of issue 17, on chains: recompute or offload under a
+    # memory limit, or F&B overlap
     if place == "chain" and d.get("objective") != "span" and rng.random() < 0.3:
         what = rng.choice(["recompute", "offload", "overlap"] if "memory" in d else ["overlap"])
         if what == "recompute":

@@ -1232,10 +1232,11 @@ static void bf_shapes(const struct bf_shape *shapes, size_t n, uint64_t seed,
 }
 
 /* A bound by hand: bound_compute gives `best` by `by`, attained at device
- * `at` (round_trip_at when round_trip, else device_at), and the exact
- * search (solvers/bnb.c, its own pruning) proves `best` optimal. */
+ * `at` (round_trip_at when round_trip, else device_at), with the critical
+ * path `cp`, and the exact search (solvers/bnb.c, its own pruning) proves
+ * `best` optimal. */
 static void bound_by_hand(const char *json, int64_t best, const char *by, bool round_trip,
-			  int at)
+			  int at, int64_t cp)
 {
 	struct instance *in = parse_instance_ok(json);
 	struct bounds bd;
@@ -1244,6 +1245,7 @@ static void bound_by_hand(const char *json, int64_t best, const char *by, bool r
 	assert_int_equal(bd.best, best);
 	assert_string_equal(bd.by, by);
 	assert_int_equal(round_trip ? bd.round_trip_at : bd.device_at, at);
+	assert_int_equal(bd.critical_path, cp);
 	bnb_check(in, best, json);
 	instance_free(in);
 }
@@ -1264,7 +1266,7 @@ static void test_side_bound_by_hand(void **state)
 {
 	(void)state;
 	bound_by_hand("{\"devices\":2,\"microbatches\":3,\"cost\":{\"F\":1,\"B\":4},"
-		      "\"overlap\":{\"factor\":0}}", 18, "device", false, 0);
+		      "\"overlap\":{\"factor\":0}}", 18, "device", false, 0, 10);
 }
 
 /*
@@ -1273,7 +1275,8 @@ static void test_side_bound_by_hand(void **state)
  * activation per device (F +1, B -1, limit 1). Device 0's second forward
  * waits until its first backward has ended, and that one waits for the
  * trip F 1 + F 1 + B 4 + B 4 = 10; the second micro-batch's trip takes 10
- * more: makespan >= 20, and the serial schedule ends at 20. No pair helps:
+ * more: makespan >= 20, and the serial schedule ends at 20 (the critical
+ * path, one trip, is 10). No pair helps:
  * a pair's F counts first in memory, so pairing the second forward with
  * the first backward on either device would hold 2 > 1. The cut-cost
  * instances give 10 (costs halved, rho 0: every trip 5).
@@ -1283,7 +1286,7 @@ static void test_round_trip_with_pairs_by_hand(void **state)
 	(void)state;
 	bound_by_hand("{\"devices\":2,\"microbatches\":2,\"cost\":{\"F\":1,\"B\":4},"
 		      "\"overlap\":{\"factor\":0},\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}",
-		      20, "round_trip", true, 0);
+		      20, "round_trip", true, 0, 10);
 }
 
 /*
