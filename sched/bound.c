@@ -1042,8 +1042,8 @@ static void choose_best(struct bounds *b)
  *  - on one device a pair's interval holds its F and its B cut by lambda
  *    back to back (pair_shares): the device bound and the round trips take
  *    Jackson's bound over the device's cut jobs, with full-cost releases
- *    and tails, for lambda = 0, 1/2, 1 (at rho 0 the last two are one side
- *    of the pairs alone: the ops but the F's, or but the B's, which never
+ *    and tails, for lambda = 0, 1/2, 1 (at rho 0, lambda 1 and 0 are one
+ *    side of the pairs alone: the ops but the F's, or but the B's, which never
  *    share an interval); the ranks' memory rule bounds a set's completion
  *    by each side's merge (earliest_done);
  *  - the memory-time bound charges trips and memory, which pairs do not
