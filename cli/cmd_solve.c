@@ -112,6 +112,13 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 				  "windows", r->window_windows, "seconds", r->window_seconds) :
 			json_pack("{s:n,s:i,s:f}", "devices", "windows", r->window_windows,
 				  "seconds", r->window_seconds));
+	if (r->shave_ran)
+		json_object_set_new(j, "shave_bound", json_pack("{s:i,s:I,s:I,s:o,s:f}",
+			"refuted", r->shave_refuted, "propagations",
+			(json_int_t)r->shave_propagations, "search_nodes",
+			(json_int_t)r->shave_nodes, "objective", r->shave_objective ?
+			json_integer(r->shave_objective) : json_null(), "seconds",
+			r->shave_seconds));
 	if (r->lns_windows)
 		json_object_set_new(j, "local_search", json_pack("{s:i,s:i,s:I,s:f}",
 			"neighbourhoods", r->lns_windows, "improvements", r->lns_improvements,

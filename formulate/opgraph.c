@@ -2,6 +2,7 @@
 #include "formulate/opgraph.h"
 
 #include "sched/bound.h"
+#include "sched/jackson.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +148,36 @@ static bool build_csr(struct opgraph *g, const struct arc_list *a)
 	return ok;
 }
 
+/* Each device's ops (CSR) and the edge finding's scratch. */
+static bool device_lists(struct opgraph *g)
+{
+	int D = g->in->devices;
+	g->devices = D;
+	g->dev_start = calloc(D + 1, sizeof *g->dev_start);
+	g->dev_ops = malloc((g->n + 1) * sizeof *g->dev_ops);
+	if (!g->dev_start || !g->dev_ops)
+		return false;
+	for (int o = 0; o < g->n; o++)
+		g->dev_start[g->device[o] + 1]++;
+	for (int d = 0; d < D; d++) {
+		int m = g->dev_start[d + 1];
+		g->dev_most = m > g->dev_most ? m : g->dev_most;
+		g->dev_start[d + 1] += g->dev_start[d];
+	}
+	int *fill = calloc(D + 1, sizeof *fill);
+	g->ef_ord = malloc((2 * (size_t)g->dev_most + 1) * sizeof *g->ef_ord);
+	g->ef_buf = malloc((8 * (size_t)g->dev_most + 1) * sizeof *g->ef_buf);
+	g->ef_dirty = malloc((D + 1) * sizeof *g->ef_dirty);
+	if (!fill || !g->ef_ord || !g->ef_buf || !g->ef_dirty) {
+		free(fill);
+		return false;
+	}
+	for (int o = 0; o < g->n; o++)
+		g->dev_ops[g->dev_start[g->device[o]] + fill[g->device[o]]++] = o;
+	free(fill);
+	return true;
+}
+
 /* Kahn's order; false on a cycle (impossible for a valid instance: every
  * arc goes forward in (micro-batch, dependency) order). */
 static bool order_ops(struct opgraph *g)
@@ -272,6 +303,11 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 		g->dur[id] = in->cost[k][l];
 		g->device[id] = in->stage_device[l];
 	}
+	if (!device_lists(g)) {
+		opgraph_free(g);
+		err_set(err, "opgraph: out of memory");
+		return NULL;
+	}
 	if (!order_ops(g)) {
 		opgraph_free(g);
 		err_set(err, "opgraph: the precedence arcs form a cycle (a bug)");
@@ -313,6 +349,11 @@ void opgraph_free(struct opgraph *g)
 	free(g->reach);
 	free(g->dev_first);
 	free(g->dev_last);
+	free(g->dev_start);
+	free(g->dev_ops);
+	free(g->ef_ord);
+	free(g->ef_buf);
+	free(g->ef_dirty);
 	free(g);
 }
 
@@ -351,30 +392,42 @@ int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2])
 
 #define WINDOW_ROUNDS 64
 
+/* Raise a start or lower an end, marking the op's device for edge
+ * finding; whether it moved. */
+static bool raise_start(const struct opgraph *g, int64_t *s, int o, int64_t v, bool *dirty)
+{
+	if (v <= s[o])
+		return false;
+	s[o] = v;
+	dirty[g->device[o]] = true;
+	return true;
+}
+
+static bool lower_end(const struct opgraph *g, int64_t *e, int o, int64_t v, bool *dirty)
+{
+	if (v >= e[o])
+		return false;
+	e[o] = v;
+	dirty[g->device[o]] = true;
+	return true;
+}
+
 /* The arcs' part of opgraph_windows: one pass forward, one backward. */
-static bool windows_relax_arcs(const struct opgraph *g, int64_t *s, int64_t *e)
+static bool windows_relax_arcs(const struct opgraph *g, int64_t *s, int64_t *e, bool *dirty)
 {
 	bool changed = false;
 	for (int t = 0; t < g->n; t++) {
 		int k = g->topo[t];
 		for (int a = g->pred_start[k]; a < g->pred_start[k + 1]; a++) {
 			int i = g->pred[a].op;
-			int64_t v = s[i] + g->dur[i] + g->pred[a].lag;
-			if (v > s[k]) {
-				s[k] = v;
-				changed = true;
-			}
+			changed |= raise_start(g, s, k, s[i] + g->dur[i] + g->pred[a].lag, dirty);
 		}
 	}
 	for (int t = g->n - 1; t >= 0; t--) {
 		int i = g->topo[t];
 		for (int a = g->succ_start[i]; a < g->succ_start[i + 1]; a++) {
 			int k = g->succ[a].op;
-			int64_t v = e[k] - g->dur[k] - g->succ[a].lag;
-			if (v < e[i]) {
-				e[i] = v;
-				changed = true;
-			}
+			changed |= lower_end(g, e, i, e[k] - g->dur[k] - g->succ[a].lag, dirty);
 		}
 	}
 	return changed;
@@ -383,7 +436,8 @@ static bool windows_relax_arcs(const struct opgraph *g, int64_t *s, int64_t *e)
 /* The pairs' part: decide what the windows decide, and apply the decided
  * orders to the windows. */
 static bool windows_relax_pairs(const struct opgraph *g, int npairs, const int (*pairs)[2],
-				signed char *fixed, int64_t *s, int64_t *e, int *nfixed)
+				signed char *fixed, int64_t *s, int64_t *e, int *nfixed,
+				bool *dirty)
 {
 	bool changed = false;
 	for (int p = 0; p < npairs; p++) {
@@ -397,16 +451,68 @@ static bool windows_relax_pairs(const struct opgraph *g, int npairs, const int (
 			(*nfixed)++;
 		}
 		int x = fixed[p] ? a : b, y = fixed[p] ? b : a;   /* x first */
-		if (s[x] + g->dur[x] > s[y]) {
-			s[y] = s[x] + g->dur[x];
-			changed = true;
-		}
-		if (e[y] - g->dur[y] < e[x]) {
-			e[x] = e[y] - g->dur[y];
-			changed = true;
-		}
+		changed |= raise_start(g, s, y, s[x] + g->dur[x], dirty);
+		changed |= lower_end(g, e, x, e[y] - g->dur[y], dirty);
 	}
 	return changed;
+}
+
+/* Edge finding on every marked device, starts then ends
+ * (sched/jackson.h edge_find_starts);
+ * false on an overload. A device it changes stays marked (another round
+ * may find more there), and so do those the arcs reach next round. */
+static bool windows_edge_find(const struct opgraph *g, int64_t *s, int64_t *e, bool *dirty,
+			      bool *changed)
+{
+	int most = g->dev_most;
+	int *ord = g->ef_ord;
+	int64_t *buf = g->ef_buf, *p = buf + 4 * most, *r = p + most, *dl = r + most,
+		*out = dl + most;
+	for (int d = 0; d < g->devices; d++) {
+		if (!dirty[d])
+			continue;
+		dirty[d] = false;
+		int m = g->dev_start[d + 1] - g->dev_start[d];
+		const int *ops = g->dev_ops + g->dev_start[d];
+		for (int t = 0; t < m; t++) {
+			p[t] = g->dur[ops[t]];
+			r[t] = s[ops[t]];
+			dl[t] = e[ops[t]];
+		}
+		if (edge_find_starts(m, p, r, dl, out, ord, buf) < 0)
+			return false;
+		for (int t = 0; t < m; t++) {
+			*changed |= raise_start(g, s, ops[t], out[t], dirty);
+			r[t] = -e[ops[t]];   /* the mirror */
+			dl[t] = -s[ops[t]];
+		}
+		if (edge_find_starts(m, p, r, dl, out, ord, buf) < 0)
+			return false;
+		for (int t = 0; t < m; t++)
+			*changed |= lower_end(g, e, ops[t], -out[t], dirty);
+	}
+	return true;
+}
+
+bool opgraph_propagate(const struct opgraph *g, int npairs, const int (*pairs)[2],
+		       signed char *fixed, int64_t *start_lb, int64_t *end_ub, int *nfixed,
+		       int from)
+{
+	bool *dirty = g->ef_dirty;
+	for (int d = 0; d < g->devices; d++)
+		dirty[d] = from < 0 || g->device[from] == d;
+	bool changed = true;
+	for (int r = 0; r < WINDOW_ROUNDS && changed; r++) {
+		changed = windows_relax_pairs(g, npairs, pairs, fixed, start_lb, end_ub, nfixed,
+					      dirty);
+		changed |= windows_relax_arcs(g, start_lb, end_ub, dirty);
+		if (!windows_edge_find(g, start_lb, end_ub, dirty, &changed))
+			return false;
+	}
+	for (int o = 0; o < g->n; o++)
+		if (start_lb[o] + g->dur[o] > end_ub[o])
+			return false;
+	return true;
 }
 
 bool opgraph_windows(const struct opgraph *g, int64_t horizon, int npairs,
@@ -419,13 +525,5 @@ bool opgraph_windows(const struct opgraph *g, int64_t horizon, int npairs,
 	}
 	memset(fixed, -1, npairs);
 	*nfixed = 0;
-	bool changed = true;
-	for (int r = 0; r < WINDOW_ROUNDS && changed; r++) {
-		changed = windows_relax_pairs(g, npairs, pairs, fixed, start_lb, end_ub, nfixed);
-		changed = windows_relax_arcs(g, start_lb, end_ub) || changed;
-	}
-	for (int o = 0; o < g->n; o++)
-		if (start_lb[o] + g->dur[o] > end_ub[o])
-			return false;
-	return true;
+	return opgraph_propagate(g, npairs, pairs, fixed, start_lb, end_ub, nfixed, -1);
 }

@@ -58,6 +58,13 @@ struct opgraph {
 	int window_arcs;          /* how many memory-window arcs were added */
 	bool *dev_first;          /* [n] no op of its device must precede it */
 	bool *dev_last;           /* [n] no op of its device must follow it */
+	int devices;
+	int *dev_start;           /* [devices+1] CSR of each device's ops */
+	int *dev_ops;
+	int dev_most;             /* the most ops on one device */
+	int *ef_ord;              /* scratch of opgraph_windows' edge finding */
+	int64_t *ef_buf;
+	bool *ef_dirty;           /* [devices] */
 };
 
 struct opgraph *opgraph_new(const struct instance *in, struct error *err);
@@ -83,8 +90,11 @@ int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2]);
  * T_a; when that exceeds e_a, a runs before b in every such schedule. A
  * decided order is itself a precedence (s_b >= s_a + T_a, e_a <= e_b -
  * T_b), and so is every arc (s_k >= s_i + T_i + lag, e_i <= e_k - T_k -
- * lag); the windows shrink until nothing changes (at most 64 rounds), and
- * each shrink can decide more pairs.
+ * lag). Edge finding adds what sets of a device's ops decide (opgraph.c
+ * edge_find: an op that cannot end before all of a set has run after all
+ * of it). The windows shrink until nothing changes (at most 64 rounds),
+ * and each shrink can decide more pairs. Every rule assumes that a
+ * device runs one op at a time: not for F&B pairs that overlap.
  *
  * pairs: npairs open pairs (opgraph_open_pairs); fixed[p] (npairs, filled
  * here): 1 a before b, 0 b before a, -1 open; *nfixed the decided count.
@@ -94,5 +104,14 @@ int opgraph_open_pairs(const struct opgraph *g, int (**pairs)[2]);
 bool opgraph_windows(const struct opgraph *g, int64_t horizon, int npairs,
 		     const int (*pairs)[2], signed char *fixed, int64_t *start_lb,
 		     int64_t *end_ub, int *nfixed);
+
+/* opgraph_windows' propagation from the windows and decided orders
+ * given, each valid for every schedule that ends by the horizon: the
+ * caller narrowed op `from`'s window since they were last propagated
+ * (-1: any may have changed). Not thread-safe on one graph (scratch in
+ * it). */
+bool opgraph_propagate(const struct opgraph *g, int npairs, const int (*pairs)[2],
+		       signed char *fixed, int64_t *start_lb, int64_t *end_ub, int *nfixed,
+		       int from);
 
 #endif

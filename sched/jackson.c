@@ -1,5 +1,7 @@
-/* Jackson's preemptive bound (jackson.h). */
+/* Jackson's preemptive bound and edge finding (jackson.h). */
 #include "sched/jackson.h"
+
+#include <stdbool.h>
 
 static inline int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
 
@@ -71,4 +73,73 @@ int64_t jackson_preemptive(int n, const int64_t *r, const int64_t *p, const int6
 		}
 	}
 	return best;
+}
+
+/* Edge finding (jackson.h has the rule and its argument). */
+int edge_find_starts(int m, const int64_t *p, const int64_t *r, const int64_t *d,
+		     int64_t *out, int *ord, int64_t *val)
+{
+	int *by_r = ord, *set = ord + m;
+	int64_t *S = val, *pre = val + m, *suf = val + 2 * m, *rr = val + 3 * m;
+	for (int t = 0; t < m; t++) {
+		by_r[t] = t;
+		out[t] = r[t];
+	}
+	for (int a = 1; a < m; a++)   /* insertion sort by r: m is one device's ops */
+		for (int b = a; b > 0 && r[by_r[b - 1]] > r[by_r[b]]; b--) {
+			int x = by_r[b];
+			by_r[b] = by_r[b - 1];
+			by_r[b - 1] = x;
+		}
+	int changed = 0;
+	for (int k = 0; k < m; k++) {
+		int64_t dk = d[k];
+		bool first = true;   /* each deadline once */
+		for (int t = 0; t < k && first; t++)
+			first = d[t] != dk;
+		if (!first)
+			continue;
+		int q = 0;
+		for (int x = 0; x < m; x++)
+			if (d[by_r[x]] <= dk)
+				set[q++] = by_r[x];
+		int64_t sum = 0;
+		for (int x = q - 1; x >= 0; x--) {   /* S: sums from x on; suf: max of rr + S */
+			sum += p[set[x]];
+			S[x] = sum;
+			rr[x] = r[set[x]];
+			suf[x] = rr[x] + sum;
+			if (x < q - 1 && suf[x + 1] > suf[x])
+				suf[x] = suf[x + 1];
+		}
+		int64_t ect = suf[0];
+		if (ect > dk)
+			return -1;
+		if (q == m)
+			continue;
+		for (int x = 0; x < q; x++)
+			pre[x] = x && pre[x - 1] > rr[x] + S[x] ? pre[x - 1] : rr[x] + S[x];
+		for (int i = 0; i < m; i++) {
+			if (d[i] <= dk || out[i] >= ect)
+				continue;
+			int lo = 0, hi = q;   /* lo: the ops of O_k with r <= r_i */
+			while (lo < hi) {
+				int mid = (lo + hi) / 2;
+				if (rr[mid] <= r[i])
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			int64_t with = r[i] + p[i] + (lo < q ? S[lo] : 0);
+			if (lo > 0 && pre[lo - 1] + p[i] > with)
+				with = pre[lo - 1] + p[i];
+			if (lo < q && suf[lo] > with)
+				with = suf[lo];
+			if (with > dk) {
+				out[i] = ect;
+				changed = 1;
+			}
+		}
+	}
+	return changed;
 }

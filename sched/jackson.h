@@ -25,4 +25,33 @@
 int64_t jackson_preemptive(int n, const int64_t *r, const int64_t *p, const int64_t *q,
 			   int *order, int *heap, int64_t *rem);
 
+/*
+ * Edge finding on one machine (Carlier and Pinson's rule, in the set form
+ * of Vilim): m ops run one at a time, op t in [r_t, d_t] (starts at or
+ * after r_t, ends by d_t), lasting p_t. For a set S of them,
+ *     ECT(S) = max over t in S of  r_t + sum { p_u : u in S, r_u >= r_t }
+ * is a lower bound on when the last op of S ends: the ops counted all
+ * start at or after r_t and run one at a time. Take S = O_k, the ops with
+ * d <= d_k (every k):
+ *   - overload: ECT(O_k) > d_k, no order fits;
+ *   - edge: an op i outside O_k with ECT(O_k + i) > d_k runs after every
+ *     op of O_k. Otherwise the last op of O_k + i to end is one of O_k and
+ *     ends by d_k, so all of O_k + i ends by d_k, and the set that ECT
+ *     counted (it holds i, or O_k alone would be overloaded) does not fit.
+ *     Running after all of O_k, i starts at or after ECT(O_k).
+ * ECT(O_k + i) splits at r_i: the sums from starts r_t <= r_i count p_i,
+ * the later ones do not, and r_i itself counts p_i and the ops of O_k
+ * from r_i on; prefix and suffix maxima give it for every i at once.
+ * Example: A and B in [0, 8], C in [0, 20], lasting 4, 4 and 3. O = {A, B}
+ * fits (ECT 8), but ECT(O + C) = 0 + 11 > 8, so C starts at 8 or later;
+ * no rule on two ops finds it (C then A ends by 7, C then B too).
+ * The raised starts go to out (r itself stays as sorted while the sets
+ * are read; ord: scratch for 2m ints, val: for 4m int64s); -1 on an
+ * overload, else whether some start rose. The ends' mirror is the same
+ * on negated times (r = -d, d = -r). Used by the windows of the MILP's
+ * targets and the shaving bounds (formulate/opgraph.h, solvers/shave.h).
+ */
+int edge_find_starts(int m, const int64_t *p, const int64_t *r, const int64_t *d,
+		     int64_t *out, int *ord, int64_t *val);
+
 #endif

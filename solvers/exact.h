@@ -69,16 +69,23 @@ struct exact_result {
 	int64_t objective;           /* of that schedule, simulated */
 	int64_t bound;               /* best proven lower bound (integer) */
 	double gap;                  /* (objective - bound) / objective */
-	int64_t lower_bound;         /* from sched/bound.c and the window
-	                                bounds (relax.h), before any search */
+	int64_t lower_bound;         /* from sched/bound.c, the shaving and
+	                                the window bounds (shave.h, relax.h),
+	                                before any search */
 	long search_nodes;           /* the exact search's (span), 0 if not run */
 	double search_seconds;
 	const char *lower_bound_by;  /* which of its arguments gave it (bound.h),
-	                                or "window" (relax.h) */
+	                                "shaving" (shave.h) or "window" (relax.h) */
 	int window_lo, window_hi;    /* the window of devices whose relaxation
 	                                gave lower_bound, -1 if none */
 	int window_windows;          /* windows searched (0: none) */
 	double window_seconds;
+	bool shave_ran;              /* the shaving bound (shave.h) ran */
+	int shave_refuted;           /* targets it refuted */
+	long shave_propagations;
+	long shave_nodes;            /* its search's (shave.h), 0 if not run */
+	int64_t shave_objective;     /* the search's schedule, 0 if none kept */
+	double shave_seconds;
 	char heuristic[64];          /* the family that gave the best start */
 	int64_t heuristic_objective;
 	/* the local search from it (lns.h), when run (lns_windows > 0) */

@@ -7,6 +7,7 @@
 #include "brute.h"
 #include "xorshift.h"
 #include "sched/bound.h"
+#include "sched/jackson.h"
 #include "sched/family.h"
 #include "sched/sim.h"
 
@@ -825,9 +826,105 @@ static void test_enclosing_memory_by_hand(void **state)
 			   4, 20, 12, 14);
 }
 
+/* ---- edge finding (sched/jackson.h) ---- */
+
+/* The header's example: A and B in [0, 8], C in [0, 20], lasting 4, 4, 3:
+ * C must follow both (4 + 4 + 3 = 11 units from 0 do not end by 8), so it
+ * starts at 8, which no rule on two ops shows. A, B in [0, 7]: overload. */
+static void test_edge_find_by_hand(void **state)
+{
+	(void)state;
+	int64_t p[3] = {4, 4, 3}, r[3] = {0, 0, 0}, d[3] = {8, 8, 20}, out[3], val[12];
+	int ord[6];
+	assert_int_equal(edge_find_starts(3, p, r, d, out, ord, val), 1);
+	assert_int_equal(out[0], 0);
+	assert_int_equal(out[1], 0);
+	assert_int_equal(out[2], 8);
+	/* the mirror (times negated: ends by 8, 8 and 20 become starts from
+	 * -8, -8 and -20, all ending by 0): no set leaves an op out, so nothing
+	 * is raised (C may well run last) */
+	int64_t rm[3] = {-8, -8, -20}, dm[3] = {0, 0, 0};
+	assert_int_equal(edge_find_starts(3, p, rm, dm, out, ord, val), 0);
+	int64_t d2[3] = {7, 7, 20};
+	assert_int_equal(edge_find_starts(3, p, r, d2, out, ord, val), -1);
+}
+
+/* Against every order of up to 5 ops with random windows: an op's raised
+ * start is never above its earliest start in any order that keeps every
+ * window (each op at the earliest its release and the op before allow:
+ * any schedule of that order starts each op no earlier), and an overload
+ * is reported only where no order fits. The rule must raise some start
+ * and report some overload (else the test proves nothing). */
+static int64_t ef_best[5];
+
+static bool ef_orders(int m, const int64_t *p, const int64_t *r, const int64_t *d, int *perm,
+		      int k, bool *used)
+{
+	if (k == m) {
+		int64_t t = INT64_MIN, st[5];
+		for (int x = 0; x < m; x++) {
+			int o = perm[x];
+			st[o] = t > r[o] ? t : r[o];
+			t = st[o] + p[o];
+			if (t > d[o])
+				return false;
+		}
+		for (int o = 0; o < m; o++)
+			ef_best[o] = st[o] < ef_best[o] ? st[o] : ef_best[o];
+		return true;
+	}
+	bool any = false;
+	for (int o = 0; o < m; o++)
+		if (!used[o]) {
+			used[o] = true;
+			perm[k] = o;
+			any |= ef_orders(m, p, r, d, perm, k + 1, used);
+			used[o] = false;
+		}
+	return any;
+}
+
+static void test_edge_find_against_brute_force(void **state)
+{
+	(void)state;
+	int raised = 0, overloads = 0, cases = 0;
+	for (int rep = 0; rep < 4000; rep++) {
+		int m = rnd(2, 5), perm[5], ord[10];
+		int64_t p[5], r[5], d[5], out[5], val[20];
+		bool used[5] = {false};
+		for (int o = 0; o < m; o++) {
+			p[o] = rnd(1, 5);
+			r[o] = rnd(0, 8);
+			d[o] = r[o] + p[o] + rnd(0, 10);
+			ef_best[o] = INT64_MAX;
+		}
+		bool fits = ef_orders(m, p, r, d, perm, 0, used);
+		int c = edge_find_starts(m, p, r, d, out, ord, val);
+		if (c < 0) {
+			if (fits)
+				fail_msg("case %d: overload reported, but an order fits", rep);
+			overloads++;
+			continue;
+		}
+		for (int o = 0; o < m; o++) {
+			assert_true(out[o] >= r[o]);
+			if (fits && out[o] > ef_best[o])
+				fail_msg("case %d: op %d raised to %lld, but starts at %lld in an order that fits",
+					 rep, o, (long long)out[o], (long long)ef_best[o]);
+			raised += out[o] > r[o];
+		}
+		cases++;
+	}
+	print_message("edge finding: %d starts raised and %d overloads over %d cases, none wrong\n",
+		      raised, overloads, cases);
+	assert_true(raised > 50 && overloads > 50);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_edge_find_by_hand),
+		cmocka_unit_test(test_edge_find_against_brute_force),
 		cmocka_unit_test(test_fused_chain_closed_form),
 		cmocka_unit_test(test_split_chain_closed_form),
 		cmocka_unit_test(test_memory_warmup_by_hand),

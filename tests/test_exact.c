@@ -18,6 +18,7 @@
 #include "solvers/exact.h"
 #include "solvers/lns.h"
 #include "solvers/relax.h"
+#include "solvers/shave.h"
 #include "sched/bound.h"
 #include "solvers/solver.h"
 #include "sched/sim.h"
@@ -562,6 +563,62 @@ static void test_window_bounds_against_brute_force(void **state)
 	assert_true(above_closed_form > 0);
 }
 
+/* The shaving bound and its search (shave.h) against the brute force on
+ * the window bounds' random tiny instances (every shape: chains, split
+ * with a W that takes memory back, V, interleaved, a fork-join DAG;
+ * limits that bind), from 0 so that every target below the optimum must
+ * be refuted: the bound alone never exceeds the optimum; with the search
+ * (on every shape, also where shave_search_takes says it wanders) it
+ * ends at the optimum with a schedule that simulates to it, every target
+ * below refuted. Shaving must prove more than the closed forms somewhere. */
+static void test_shave_against_brute_force(void **state)
+{
+	(void)state;
+	int instances = 0, above_closed_form = 0, at_optimum = 0;
+	struct sim *sim = NULL;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < 30; rep++) {
+			char json[1024];
+			window_instance_json(shape, 2000 + shape * 100 + rep, json, sizeof json);
+			struct instance *in = parse_instance_ok(json);
+			int64_t opt = brute_optimum(in, NULL);
+			if (opt == INT64_MAX) {
+				instance_free(in);
+				continue;
+			}
+			struct error err = {{0}};
+			struct bounds cb;
+			assert_int_equal(bound_compute(in, &cb, &err), STATUS_OK);
+			struct shave_options so = {.time_limit = 20, .upper_bound = INT64_MAX};
+			struct shave_result sr;
+			assert_true(shave_takes(in));
+			assert_int_equal(shave_bound(in, &so, &sr, &err), STATUS_OK);
+			if (sr.bound > opt)
+				fail_msg("%s: shaving bound %lld above the optimum %lld", json,
+					 (long long)sr.bound, (long long)opt);
+			above_closed_form += sr.bound > cb.best;
+			at_optimum += sr.bound == opt;
+			so.search = true;
+			assert_int_equal(shave_bound(in, &so, &sr, &err), STATUS_OK);
+			if (!sr.schedule || sr.objective != opt || sr.bound != opt || !sr.finished)
+				fail_msg("%s: shaving search ends at %lld with bound %lld (finished %d), brute force %lld",
+					 json, sr.schedule ? (long long)sr.objective : -1LL,
+					 (long long)sr.bound, sr.finished, (long long)opt);
+			sim = sim_new(in);
+			struct sim_result res;
+			assert_int_equal(sim_run(sim, sr.schedule, &res, NULL), STATUS_OK);
+			assert_int_equal(res.objective, opt);
+			sim_free(sim);
+			schedule_free(sr.schedule);
+			instance_free(in);
+			instances++;
+		}
+	print_message("shaving: bound at the optimum on %d of %d instances (%d above the closed forms); the search = brute force on all\n",
+		      at_optimum, instances, above_closed_form);
+	assert_true(instances >= 120);
+	assert_true(above_closed_form > 0);
+}
+
 /* ---- neighbourhoods (bnb.h `fixed`) and the local search (lns.h) ---- */
 
 /* What the brute-force visits of the neighbourhood test share: the base
@@ -793,7 +850,8 @@ static void test_search_positive_w_delta(void **state)
  * (CBC, time-indexed, forced: a method independent of the search) and by
  * the exact search. The window of devices 0 and 1, device 2 relaxed,
  * proves 60 alone: stage 1's backward of one micro-batch takes the slot
- * its forward of a later one needs, which no closed form sees. */
+ * its forward of a later one needs, which no closed form sees; so does
+ * the shaving bound. */
 static void test_window_bound_by_hand(void **state)
 {
 	struct instance *in = parse_instance_ok(
@@ -825,16 +883,22 @@ static void test_window_bound_by_hand(void **state)
 	assert_true(br.proved);
 	assert_int_equal(br.objective, 60);
 	schedule_free(br.schedule);
-	/* solve certifies 60 by the bound, naming the window */
+	/* the shaving bound (shave.h) proves 60 too, from the closed forms'
+	 * bound, and solve, which runs it before the windows, certifies 60 by
+	 * it: the windows are not needed */
+	struct shave_options so = {.lower_bound = cb.best, .upper_bound = INT64_MAX};
+	struct shave_result sr;
+	assert_int_equal(shave_bound(in, &so, &sr, &err), STATUS_OK);
+	assert_int_equal(sr.bound, 60);
+	assert_true(sr.finished);
 	struct exact_options o = {.time_limit = 20, .threads = 1};
 	struct exact_result r;
 	assert_int_equal(exact_solve(in, &o, &r, &err), STATUS_OK);
 	assert_true(r.certified);
 	assert_int_equal(r.objective, 60);
 	assert_string_equal(r.certified_by, "bound");
-	assert_string_equal(r.lower_bound_by, "window");
-	assert_int_equal(r.window_lo, 0);
-	assert_int_equal(r.window_hi, 1);
+	assert_string_equal(r.lower_bound_by, "shaving");
+	assert_int_equal(r.window_windows, 0);
 	exact_result_release(&r);
 	instance_free(in);
 }
@@ -849,6 +913,7 @@ int main(void)
 		cmocka_unit_test(test_span_exact_against_brute_force),
 		cmocka_unit_test(test_search_and_milps_against_brute_force),
 		cmocka_unit_test(test_window_bounds_against_brute_force),
+		cmocka_unit_test(test_shave_against_brute_force),
 		cmocka_unit_test(test_window_bound_by_hand),
 		cmocka_unit_test(test_neighbourhoods_against_brute_force),
 		cmocka_unit_test(test_search_positive_w_delta),

@@ -1,0 +1,358 @@
+/* Shaving bounds (shave.h): the argument is there. */
+#include "solvers/shave.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/stop.h"
+#include "formulate/opgraph.h"
+#include "sched/sim.h"
+
+#define SHAVE_PASSES 50   /* over every op, per target; each pass that shrinks
+                             nothing ends the target */
+
+bool shave_takes(const struct instance *in)
+{
+	return in->objective == OBJ_MAKESPAN && !inst_has_decisions(in);
+}
+
+bool shave_search_takes(const struct instance *in)
+{
+	return shave_takes(in) && (!in->has_limit || !in->split_backward);
+}
+
+/* The windows of one target and a scratch copy for the questions. */
+struct shaver {
+	const struct opgraph *g;
+	int npairs;
+	const int (*pairs)[2];
+	signed char *fixed, *fixed2;
+	int64_t *s, *e, *s2, *e2;
+	long propagations;
+	double t0, limit;
+	bool out_of_time;
+};
+
+static bool time_up(struct shaver *sh)
+{
+	if (!sh->out_of_time)
+		sh->out_of_time = stop_requested() ||
+				  (sh->limit > 0 && clock_seconds() - sh->t0 > sh->limit);
+	return sh->out_of_time;
+}
+
+/* Propagation of the base windows after op `from`'s shrank (-1: all). */
+static bool propagate(struct shaver *sh, int from)
+{
+	int nf = 0;
+	sh->propagations++;
+	return opgraph_propagate(sh->g, sh->npairs, sh->pairs, sh->fixed, sh->s, sh->e, &nf, from);
+}
+
+/* Whether the windows stay nonempty with op o's start cut to [lo, hi]
+ * (on a copy: the base windows are left as they are). */
+static bool may_start_within(struct shaver *sh, int o, int64_t lo, int64_t hi)
+{
+	const struct opgraph *g = sh->g;
+	memcpy(sh->fixed2, sh->fixed, sh->npairs + 1);
+	memcpy(sh->s2, sh->s, g->n * sizeof *sh->s);
+	memcpy(sh->e2, sh->e, g->n * sizeof *sh->e);
+	if (lo > sh->s2[o])
+		sh->s2[o] = lo;
+	if (hi + g->dur[o] < sh->e2[o])
+		sh->e2[o] = hi + g->dur[o];
+	int nf = 0;
+	sh->propagations++;
+	return opgraph_propagate(g, sh->npairs, sh->pairs, sh->fixed2, sh->s2, sh->e2, &nf, o);
+}
+
+/* The largest delta in [0, width) for which the cut fails, by bisection
+ * (it fails at 0: the caller asked), where the cut is the first delta + 1
+ * start times (early) or the last (late). */
+static int64_t shave_width(struct shaver *sh, int o, int64_t width, bool early)
+{
+	int64_t lo = 0, hi = width - 1;   /* fails at lo */
+	while (lo < hi && !time_up(sh)) {
+		int64_t mid = (lo + hi + 1) / 2, s = sh->s[o], last = sh->e[o] - sh->g->dur[o];
+		bool fits = early ? may_start_within(sh, o, s, s + mid)
+				  : may_start_within(sh, o, last - mid, last);
+		if (fits)
+			hi = mid - 1;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+/* One op's shaves at both ends; -1 when a window emptied (the target is
+ * refuted), else whether its window shrank. */
+static int shave_op(struct shaver *sh, int o)
+{
+	const struct opgraph *g = sh->g;
+	int shrank = 0;
+	for (int side = 0; side < 2; side++) {
+		int64_t last = sh->e[o] - g->dur[o], width = last - sh->s[o];
+		if (width <= 0 || time_up(sh))
+			break;
+		bool early = side == 0;
+		if (early ? may_start_within(sh, o, sh->s[o], sh->s[o])
+			  : may_start_within(sh, o, last, last))
+			continue;
+		int64_t d = shave_width(sh, o, width, early) + 1;
+		if (early)
+			sh->s[o] += d;
+		else
+			sh->e[o] -= d;
+		shrank = 1;
+		if (!propagate(sh, o))
+			return -1;
+	}
+	return shrank;
+}
+
+/* Whether target T survives: false when the windows, shaved, empty;
+ * true when they reach a fixpoint or the time is up (then not finished). */
+static bool target_stands(struct shaver *sh, int64_t T, bool *finished)
+{
+	const struct opgraph *g = sh->g;
+	int nf;
+	*finished = false;
+	sh->propagations++;
+	if (!opgraph_windows(g, T, sh->npairs, sh->pairs, sh->fixed, sh->s, sh->e, &nf))
+		return false;
+	for (int pass = 0; pass < SHAVE_PASSES; pass++) {
+		bool shrank = false;
+		for (int o = 0; o < g->n; o++) {
+			if (time_up(sh))
+				return true;
+			int r = shave_op(sh, o);
+			if (r < 0)
+				return false;
+			shrank |= r > 0;
+		}
+		if (!shrank) {
+			*finished = true;
+			break;
+		}
+	}
+	return true;
+}
+
+/*
+ * The search at a target that shaving leaves standing: depth first over
+ * the device orders, each node propagated (opgraph_propagate). At a node,
+ * among the pairs of one device's ops whose order is open, the one whose
+ * earlier op can start first (ties: the other's earliest start) is
+ * branched on, that op first, then the other. A leaf decides every pair:
+ * each device's order is then the ops by how many of its ops precede each
+ * (decided pairs and the arcs' closure; not a permutation only when the
+ * decisions contradict each other, and then no schedule has them), and
+ * the simulator times it at the earliest, memory checked. Kept when
+ * valid and ending by T; otherwise no schedule with those orders ends by
+ * T (the windows model memory only through the arcs, so a leaf can break
+ * a limit), and the search goes on. Branching on orders, not start
+ * times, a leaf is one set of orders: ops whose times do not matter are
+ * not enumerated. A search that runs out of nodes proves that no
+ * schedule ends by T.
+ *
+ * A frame per branch saves the state to return to (each decides a pair
+ * that stays decided below it, so at most npairs frames).
+ */
+#define SEARCH_MAX_BYTES (256L << 20)   /* the frames' copies */
+
+struct frame {
+	int pair;
+	signed char second;        /* the order to try when the first fails */
+};
+
+/* The open pair to branch on and the order to try first (1: its first op
+ * first); -1 when every pair is decided. */
+static int pick_pair(const struct shaver *sh, signed char *first)
+{
+	const int64_t *s = sh->s;
+	int best = -1;
+	int64_t b0 = 0, b1 = 0;
+	for (int p = 0; p < sh->npairs; p++) {
+		if (sh->fixed[p] >= 0)
+			continue;
+		int a = sh->pairs[p][0], b = sh->pairs[p][1];
+		int64_t lo = s[a] < s[b] ? s[a] : s[b], hi = s[a] < s[b] ? s[b] : s[a];
+		if (best < 0 || lo < b0 || (lo == b0 && hi < b1)) {
+			best = p;
+			b0 = lo;
+			b1 = hi;
+			*first = s[a] <= s[b];
+		}
+	}
+	return best;
+}
+
+/* The schedule of a leaf's orders, if the simulator finds it valid and
+ * ending by T. */
+static struct schedule *leaf_schedule(const struct shaver *sh, struct sim *sim, int64_t T)
+{
+	const struct opgraph *g = sh->g;
+	const struct instance *in = g->in;
+	int M = in->microbatches, L = in->stages, n = g->n;
+	struct schedule *sc = schedule_new(in->devices);
+	int *pos = calloc(n + 1, sizeof *pos), *ord = malloc((g->dev_most + 1) * sizeof *ord);
+	bool ok = sc && pos && ord;
+	for (int p = 0; p < sh->npairs && ok; p++)
+		pos[sh->fixed[p] ? sh->pairs[p][1] : sh->pairs[p][0]]++;
+	for (int d = 0; d < g->devices && ok; d++) {
+		int m = g->dev_start[d + 1] - g->dev_start[d];
+		const int *ops = g->dev_ops + g->dev_start[d];
+		for (int t = 0; t < m; t++)
+			ord[t] = -1;
+		for (int t = 0; t < m && ok; t++) {
+			for (int u = 0; u < m; u++)
+				pos[ops[t]] += u != t && opgraph_precedes(g, ops[u], ops[t]);
+			ok = pos[ops[t]] < m && ord[pos[ops[t]]] < 0;
+			if (ok)
+				ord[pos[ops[t]]] = ops[t];
+		}
+		for (int t = 0; t < m && ok; t++)
+			ok = !schedule_push(sc, d, ord[t] / (L * M), ord[t] / M % L, ord[t] % M);
+	}
+	free(pos);
+	free(ord);
+	struct sim_result res;
+	if (ok && !sim_run(sim, sc, &res, NULL) && res.objective <= T)
+		return sc;
+	schedule_free(sc);
+	return NULL;
+}
+
+/* Whether the search at T finished (found, or proved none); *found the
+ * schedule when one ends by T. Starts from the windows in sh (shaved). */
+static enum status search_target(struct shaver *sh, int64_t T, struct sim *sim,
+				 struct schedule **found, bool *finished, long *nodes,
+				 struct error *err)
+{
+	const struct opgraph *g = sh->g;
+	int n = g->n, np = sh->npairs;
+	size_t state = (size_t)np + 1 + 2 * (size_t)n * sizeof(int64_t);
+	*found = NULL;
+	*finished = false;
+	if ((size_t)(np + 1) * state > (size_t)SEARCH_MAX_BYTES)
+		return STATUS_OK;
+	struct frame *fr = malloc((np + 1) * sizeof *fr);
+	unsigned char *saved = malloc((np + 1) * state);
+	if (!fr || !saved) {
+		free(fr);
+		free(saved);
+		return err_set(err, "bound: out of memory");
+	}
+	int depth = 0, nf = 0;
+	while (!time_up(sh)) {
+		signed char first;
+		int p = pick_pair(sh, &first);
+		bool ok;
+		if (p < 0) {   /* every order decided */
+			*found = leaf_schedule(sh, sim, T);
+			if (*found) {
+				*finished = true;
+				break;
+			}
+			ok = false;
+		} else {
+			unsigned char *m = saved + (size_t)depth * state;
+			memcpy(m, sh->fixed, np + 1);
+			memcpy(m + np + 1, sh->s, n * sizeof *sh->s);
+			memcpy(m + np + 1 + n * sizeof *sh->s, sh->e, n * sizeof *sh->e);
+			fr[depth++] = (struct frame){p, (signed char)!first};
+			sh->fixed[p] = first;
+			(*nodes)++;
+			sh->propagations++;
+			ok = opgraph_propagate(g, np, sh->pairs, sh->fixed, sh->s, sh->e, &nf,
+					       sh->pairs[p][0]);
+		}
+		while (!ok) {   /* the deepest branch whose second order is left */
+			if (!depth) {
+				*finished = true;   /* no schedule ends by T */
+				break;
+			}
+			struct frame f = fr[--depth];
+			unsigned char *m = saved + (size_t)depth * state;
+			memcpy(sh->fixed, m, np + 1);
+			memcpy(sh->s, m + np + 1, n * sizeof *sh->s);
+			memcpy(sh->e, m + np + 1 + n * sizeof *sh->s, n * sizeof *sh->e);
+			sh->fixed[f.pair] = f.second;
+			(*nodes)++;
+			sh->propagations++;
+			ok = opgraph_propagate(g, np, sh->pairs, sh->fixed, sh->s, sh->e, &nf,
+					       sh->pairs[f.pair][0]);
+		}
+		if (*finished)
+			break;
+	}
+	free(fr);
+	free(saved);
+	return STATUS_OK;
+}
+
+enum status shave_bound(const struct instance *in, const struct shave_options *o,
+			struct shave_result *r, struct error *err)
+{
+	memset(r, 0, sizeof *r);
+	r->bound = o->lower_bound;
+	r->finished = r->bound >= o->upper_bound;
+	if (!shave_takes(in) || r->finished)
+		return STATUS_OK;
+	struct opgraph *g = opgraph_new(in, err);
+	if (!g)
+		return STATUS_ERROR;
+	struct shaver sh = {.g = g, .t0 = clock_seconds(), .limit = o->time_limit};
+	int (*pairs)[2] = NULL;
+	sh.npairs = opgraph_open_pairs(g, &pairs);
+	sh.pairs = (const int (*)[2])pairs;
+	size_t n = g->n * sizeof(int64_t);
+	sh.fixed = malloc(sh.npairs + 1);
+	sh.fixed2 = malloc(sh.npairs + 1);
+	sh.s = malloc(n);
+	sh.e = malloc(n);
+	sh.s2 = malloc(n);
+	sh.e2 = malloc(n);
+	enum status st = STATUS_OK;
+	if (sh.npairs < 0 || !sh.fixed || !sh.fixed2 || !sh.s || !sh.e || !sh.s2 || !sh.e2) {
+		st = err_set(err, "bound: out of memory");
+	} else {
+		struct sim *sim = o->search ? sim_new(in) : NULL;
+		if (o->search && !sim)
+			st = err_set(err, "bound: out of memory");
+		for (int64_t T = r->bound; !st && T < o->upper_bound && !time_up(&sh); T++) {
+			if (target_stands(&sh, T, &r->finished)) {
+				bool done = false;
+				if (!o->search || !r->finished ||
+				    (st = search_target(&sh, T, sim, &r->schedule, &done,
+							&r->search_nodes, err)) ||
+				    r->schedule || !done) {
+					r->finished = r->schedule || (r->finished && !o->search);
+					break;
+				}
+			}
+			r->bound = T + 1;   /* no schedule ends by T */
+			r->refuted++;
+			r->finished = r->bound >= o->upper_bound;
+		}
+		if (r->schedule) {
+			struct sim_result res;
+			if (sim_run(sim, r->schedule, &res, NULL))
+				st = err_set(err, "bound: the search's schedule does not simulate (a bug)");
+			r->objective = res.objective;
+		}
+		sim_free(sim);
+	}
+	r->propagations = sh.propagations;
+	r->seconds = clock_seconds() - sh.t0;
+	free(pairs);
+	free(sh.fixed);
+	free(sh.fixed2);
+	free(sh.s);
+	free(sh.e);
+	free(sh.s2);
+	free(sh.e2);
+	opgraph_free(g);
+	return st;
+}

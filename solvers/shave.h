@@ -1,0 +1,79 @@
+/*
+ * Shaving bounds: lower bounds on the makespan by constraint propagation,
+ * destructively. For a target T, "does some schedule end by T?": every op
+ * gets a window, its earliest start and latest end (heads, and T minus its
+ * tail), and the windows propagate through the precedence arcs, the pairs'
+ * orders they decide and edge finding on each device (opgraph_windows,
+ * formulate/opgraph.h). If a window empties, no schedule ends by T.
+ *
+ * Shaving (Carlier and Pinson's, and Martin and Shmoys's for the job
+ * shop) asks more of each op: could it start within its first delta time
+ * units, [s_o, s_o + delta]? If propagation with its window cut to that
+ * empties some window, no schedule ending by T starts it there, so its
+ * earliest start rises past s_o + delta (the largest such delta by
+ * bisection: a smaller cut only empties more); the mirror question cuts
+ * the latest end. Each shave is a proof by itself, so the shrunk windows
+ * hold for every schedule that ends by T, propagate in turn, and shaving
+ * repeats until no window shrinks (T stands) or one empties (T + 1 is a
+ * bound). The bound takes the targets from a known bound up.
+ *
+ * Measured (bench/results/shave.md): on p8 m16 fused backward, p
+ * activations, comm 1 and 2 (held-out costs), the bound meets the
+ * optimum in 0.2-1.2 s on all six, where CBC's bound after 60 s was 2-4
+ * units short on five; p8 m32 fused, comm 1, unit costs: 180 in about
+ * 9 s (the closed forms 173, CBC after 60 s 176). On split backward it
+ * raises nothing there: the weight passes, which free memory late and
+ * fill any gap, leave the windows wide.
+ */
+#ifndef PIPEOPT_SHAVE_H
+#define PIPEOPT_SHAVE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/error.h"
+#include "sched/instance.h"
+#include "sched/schedule.h"
+
+/* Whether shaving bounds apply: the makespan, and one op at a time on
+ * every device (no F&B pairs that gain; recompute and offload neither,
+ * whose ops the windows do not model). */
+bool shave_takes(const struct instance *in);
+
+/* Whether the search at a standing target is worth its time: where the
+ * windows' arcs hold memory exactly enough that its leaves keep the
+ * limit (no memory limit, or a fused backward: one arc per forward, the
+ * backward that frees its room; with a split backward the weight
+ * passes free memory that no arc counts, and the search, measured on
+ * p8 m16, wanders 60 s among leaves that break the limit). */
+bool shave_search_takes(const struct instance *in);
+
+struct shave_options {
+	double time_limit;       /* seconds; <= 0: none */
+	int64_t lower_bound;     /* a proven bound to start from */
+	int64_t upper_bound;     /* a known schedule's objective: no target
+	                            is asked at or beyond it; INT64_MAX: none */
+	bool search;             /* at the first target that shaving leaves
+	                            standing, search it (shave.c
+	                            search_target): a schedule, or a proof */
+};
+
+struct shave_result {
+	int64_t bound;           /* the best bound proven, >= lower_bound */
+	int refuted;             /* targets refuted (bound - lower_bound) */
+	bool finished;           /* shaving reached a fixpoint at the target
+	                            `bound` without emptying a window (or
+	                            the bound met upper_bound): more time
+	                            would not raise it */
+	long propagations;
+	long search_nodes;
+	struct schedule *schedule;   /* the search's, ending by `bound` (owned:
+	                                the caller frees), or NULL */
+	int64_t objective;           /* its simulated objective */
+	double seconds;
+};
+
+enum status shave_bound(const struct instance *in, const struct shave_options *o,
+			struct shave_result *r, struct error *err);
+
+#endif
