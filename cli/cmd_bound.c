@@ -1,4 +1,4 @@
-/* pipeopt bound INSTANCE [--windows S] [--json]: lower bounds on the objective. */
+/* pipeopt bound INSTANCE [--shave S] [--windows S] [--json]: lower bounds on the objective. */
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -7,9 +7,10 @@
 #include "sched/bound.h"
 #include "solvers/exact.h"
 #include "solvers/relax.h"
+#include "solvers/shave.h"
 
 static const char usage_text[] =
-	"usage: pipeopt bound INSTANCE [--windows S] [--json]\n\n"
+	"usage: pipeopt bound INSTANCE [--shave S] [--windows S] [--json]\n\n"
 	"Lower bounds on the instance's objective (makespan or span) that hold\n"
 	"for every valid schedule:\n"
 	"  critical_path  the longest dependency chain of one micro-batch\n"
@@ -27,30 +28,49 @@ static const char usage_text[] =
 	"  warmup         one stage per device: the wait for each device's first\n"
 	"                 backward, filled with whole forwards only, coupled\n"
 	"                 along the stages\n"
-	"The lower bound is the largest of them. With --windows S (makespan),\n"
-	"also for S seconds at most:\n"
+	"The lower bound is the largest of them. With --shave S (makespan, one\n"
+	"op at a time per device), also for S seconds at most:\n"
+	"  shaving        for each target T from the bound up, every op's window\n"
+	"                 (earliest start, latest end) propagated through the\n"
+	"                 dependencies, FIFO, memory arcs and edge finding, then\n"
+	"                 each op tried at the edges of its window: a window that\n"
+	"                 empties proves that no schedule ends by T\n"
+	"With --windows S (makespan), also for S seconds at most, from there:\n"
 	"  window         the exact search of a relaxation that keeps a range of\n"
 	"                 devices as they are and lets every other device run any\n"
 	"                 number of ops at once without a memory limit; ranges of\n"
 	"                 1, 2, ... devices, up to the best family's objective\n";
 
 struct bound_opts {
+	double shave;              /* seconds; 0: no shaving bound */
 	double windows;            /* seconds; 0: no window bounds */
 	struct run_opts run;
 };
 
 #define OFF(f) offsetof(struct bound_opts, f)
 static const struct opt bound_table[] = {
+	{.name = "shave", .type = OPT_NUMBER, .arg = "S", .dflt = "0 (none)", .lo = 0,
+	 .hi = 1e6, .offset = OFF(shave), .where = OPT_CLI,
+	 .help = "seconds for the shaving bound (constraint propagation)"},
 	{.name = "windows", .type = OPT_NUMBER, .arg = "S", .dflt = "0 (none)", .lo = 0,
 	 .hi = 1e6, .offset = OFF(windows), .where = OPT_CLI,
 	 .help = "seconds for the window bounds (relaxations solved exactly)"},
 	{0}};
 
-/* The window bounds from b's bound up to the best family's objective. */
-static enum status windows_of(const struct instance *in, double seconds, const struct bounds *b,
+/* The shaving bound from `from` up to the best family's objective. */
+static enum status shave_of(const struct instance *in, double seconds, int64_t from,
+			    struct shave_result *r, struct error *err)
+{
+	struct shave_options so = {.time_limit = seconds, .lower_bound = from,
+				   .upper_bound = exact_upper_bound(in, NULL)};
+	return shave_bound(in, &so, r, err);
+}
+
+/* The window bounds from `from` up to the best family's objective. */
+static enum status windows_of(const struct instance *in, double seconds, int64_t from,
 			      struct relax_result *r, struct error *err)
 {
-	struct relax_options ro = {.time_limit = seconds, .lower_bound = b->best,
+	struct relax_options ro = {.time_limit = seconds, .lower_bound = from,
 				   .upper_bound = exact_upper_bound(in, NULL)};
 	return relax_bound(in, &ro, r, err);
 }
@@ -73,18 +93,26 @@ int cmd_bound(int argc, char **argv)
 	if (instance_read(path, &in, &err))
 		return cli_fail(json, &err);
 	struct relax_result wr = {.lo = -1};
+	struct shave_result sr = {0};
 	if (bound_compute(in, &b, &err) ||
-	    (o.windows > 0 && windows_of(in, o.windows, &b, &wr, &err))) {
+	    (o.shave > 0 && shave_of(in, o.shave, b.best, &sr, &err))) {
 		instance_free(in);
 		return cli_fail(json, &err);
 	}
-	bool by_window = wr.lo >= 0 && wr.bound > b.best;
-	int64_t best = by_window ? wr.bound : b.best;
+	bool by_shave = o.shave > 0 && sr.bound > b.best;
+	int64_t best = by_shave ? sr.bound : b.best;
+	if (o.windows > 0 && windows_of(in, o.windows, best, &wr, &err)) {
+		instance_free(in);
+		return cli_fail(json, &err);
+	}
+	bool by_window = wr.lo >= 0 && wr.bound > best;
+	best = by_window ? wr.bound : best;
+	const char *by = by_window ? "window" : by_shave ? "shaving" : b.by;
 	const char *obj = in->objective == OBJ_SPAN ? "span" : "makespan";
 	if (json) {
 		json_t *j = json_pack("{s:s,s:s,s:s,s:I,s:s,s:{s:I,s:I,s:i,s:I,s:i,s:I,s:i,s:I,s:i,s:I},s:f}",
 			"status", "ok", "instance", in->name, "objective_name", obj,
-			"lower_bound", (json_int_t)best, "bound_by", by_window ? "window" : b.by,
+			"lower_bound", (json_int_t)best, "bound_by", by,
 			"bounds",
 			"critical_path", (json_int_t)b.critical_path,
 			"device", (json_int_t)b.device, "device_at", b.device_at,
@@ -93,6 +121,12 @@ int cmd_bound(int argc, char **argv)
 			"memory_time", (json_int_t)b.memory_time, "memory_time_at", b.memory_time_at,
 			"warmup", (json_int_t)b.warmup,
 			"seconds", cli_now() - t0);
+		if (o.shave > 0)
+			json_object_set_new(json_object_get(j, "bounds"), "shaving",
+				json_pack("{s:I,s:i,s:b,s:I,s:f}", "value", (json_int_t)sr.bound,
+					  "refuted", sr.refuted, "finished", sr.finished,
+					  "propagations", (json_int_t)sr.propagations,
+					  "seconds", sr.seconds));
 		if (o.windows > 0)
 			json_object_set_new(json_object_get(j, "bounds"), "window", by_window ?
 				json_pack("{s:I,s:[i,i],s:i,s:i,s:f}", "value", (json_int_t)wr.bound,
@@ -115,6 +149,12 @@ int cmd_bound(int argc, char **argv)
 		}
 		if (b.warmup)
 			printf("warmup         %" PRId64 "\n", b.warmup);
+		if (o.shave > 0 && !shave_takes(in))
+			printf("shaving        -  (the makespan only, without overlap, recompute or offload)\n");
+		else if (o.shave > 0)
+			printf("shaving        %" PRId64 "  (%d targets refuted, %s; %.2f s)\n", sr.bound,
+			       sr.refuted, sr.finished ? "finished" : "stopped by the time limit",
+			       sr.seconds);
 		if (by_window)
 			printf("window         %" PRId64 "  (devices %d-%d exact, the others relaxed; %d windows, %d finished, %.2f s)\n",
 			       wr.bound, wr.lo, wr.hi, wr.windows, wr.finished, wr.seconds);
@@ -123,8 +163,7 @@ int cmd_bound(int argc, char **argv)
 		else if (o.windows > 0)
 			printf("window         -  (%d windows, %d finished, %.2f s: none above)\n",
 			       wr.windows, wr.finished, wr.seconds);
-		printf("lower bound    %" PRId64 " on the %s, by the %s bound\n", best, obj,
-		       by_window ? "window" : b.by);
+		printf("lower bound    %" PRId64 " on the %s, by the %s bound\n", best, obj, by);
 	}
 	instance_free(in);
 	return 0;
