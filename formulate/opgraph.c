@@ -165,7 +165,7 @@ static bool device_lists(struct opgraph *g)
 		g->dev_start[d + 1] += g->dev_start[d];
 	}
 	int *fill = calloc(D + 1, sizeof *fill);
-	g->ef_ord = malloc((2 * (size_t)g->dev_most + 1) * sizeof *g->ef_ord);
+	g->ef_ord = malloc((4 * (size_t)g->n + g->dev_most + 1) * sizeof *g->ef_ord);
 	g->ef_buf = malloc((8 * (size_t)g->dev_most + 1) * sizeof *g->ef_buf);
 	g->ef_dirty = malloc((D + 1) * sizeof *g->ef_dirty);
 	if (!fill || !g->ef_ord || !g->ef_buf || !g->ef_dirty) {
@@ -175,6 +175,42 @@ static bool device_lists(struct opgraph *g)
 	for (int o = 0; o < g->n; o++)
 		g->dev_ops[g->dev_start[g->device[o]] + fill[g->device[o]]++] = o;
 	free(fill);
+	for (int d = 0; d < D; d++)   /* the sorted orders, kept between calls */
+		for (int x = 0; x < 4; x++)
+			for (int t = 0; t < g->dev_start[d + 1] - g->dev_start[d]; t++)
+				g->ef_ord[4 * g->dev_start[d] + x * (g->dev_start[d + 1] - g->dev_start[d]) + t] = t;
+	return true;
+}
+
+/* The stages whose split-backward memory releases apply
+ * (windows_split_memory): the conditions of the memory windows, with a W
+ * that frees memory. NULL when none. */
+static bool split_memory_stages(struct opgraph *g)
+{
+	const struct instance *in = g->in;
+	g->split_memory = NULL;
+	if (!in->has_limit || !in->has_memory || in->has_recompute || in->has_offload ||
+	    !in->split_backward)
+		return true;
+	int L = in->stages;
+	bool any = false;
+	g->split_memory = calloc(L + 1, sizeof *g->split_memory);
+	if (!g->split_memory)
+		return false;
+	for (int l = 0; l < L; l++) {
+		int d = in->stage_device[l];
+		bool nonneg = true;
+		for (int x = 0; x < L; x++)
+			if (in->stage_device[x] == d && in->mem[OP_W][x] > 0)
+				nonneg = false;
+		g->split_memory[l] = nonneg && in->mem[OP_F][l] > 0 && in->mem[OP_B][l] <= 0 &&
+				     in->mem[OP_W][l] < 0;
+		any |= g->split_memory[l];
+	}
+	if (!any) {
+		free(g->split_memory);
+		g->split_memory = NULL;
+	}
 	return true;
 }
 
@@ -303,7 +339,7 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 		g->dur[id] = in->cost[k][l];
 		g->device[id] = in->stage_device[l];
 	}
-	if (!device_lists(g)) {
+	if (!device_lists(g) || !split_memory_stages(g)) {
 		opgraph_free(g);
 		err_set(err, "opgraph: out of memory");
 		return NULL;
@@ -354,6 +390,7 @@ void opgraph_free(struct opgraph *g)
 	free(g->ef_ord);
 	free(g->ef_buf);
 	free(g->ef_dirty);
+	free(g->split_memory);
 	free(g);
 }
 
@@ -465,7 +502,7 @@ static bool windows_edge_find(const struct opgraph *g, int64_t *s, int64_t *e, b
 			      bool *changed)
 {
 	int most = g->dev_most;
-	int *ord = g->ef_ord;
+	int *set = g->ef_ord + 4 * g->n;
 	int64_t *buf = g->ef_buf, *p = buf + 4 * most, *r = p + most, *dl = r + most,
 		*out = dl + most;
 	for (int d = 0; d < g->devices; d++) {
@@ -474,22 +511,70 @@ static bool windows_edge_find(const struct opgraph *g, int64_t *s, int64_t *e, b
 		dirty[d] = false;
 		int m = g->dev_start[d + 1] - g->dev_start[d];
 		const int *ops = g->dev_ops + g->dev_start[d];
+		int *ord = g->ef_ord + 4 * g->dev_start[d];   /* by r, by d; the mirror's */
 		for (int t = 0; t < m; t++) {
 			p[t] = g->dur[ops[t]];
 			r[t] = s[ops[t]];
 			dl[t] = e[ops[t]];
 		}
-		if (edge_find_starts(m, p, r, dl, out, ord, buf) < 0)
+		if (edge_find_starts(m, p, r, dl, out, ord, ord + m, set, buf) < 0)
 			return false;
 		for (int t = 0; t < m; t++) {
 			*changed |= raise_start(g, s, ops[t], out[t], dirty);
 			r[t] = -e[ops[t]];   /* the mirror */
 			dl[t] = -s[ops[t]];
 		}
-		if (edge_find_starts(m, p, r, dl, out, ord, buf) < 0)
+		if (edge_find_starts(m, p, r, dl, out, ord + 2 * m, ord + 3 * m, set, buf) < 0)
 			return false;
 		for (int t = 0; t < m; t++)
 			*changed |= lower_end(g, e, ops[t], -out[t], dirty);
+	}
+	return true;
+}
+
+/*
+ * Memory releases of a split backward. On the device of stage l (every
+ * other stage there holding memory >= 0, FIFO, deltas a = F's > 0, b =
+ * B's <= 0, w = W's < 0), F(l,i) starts only when the stage's memory with
+ * it, (i+1) a + nB b + nW w, is within the limit, nB and nW the B's and
+ * W's of l run before it: by FIFO B(l, 0..nB-1) and W(l, 0..nW-1), with
+ * nW <= nB (a W follows its B) and nB <= i (a B follows its F). Having
+ * run on the same device, they ended before F(l,i) starts, so
+ *     s(F(l,i)) >= min over such (nB, nW) of max(end B(l,nB-1), end W(l,nW-1)),
+ * each nB taking the fewest W's it needs. The memory-window arcs are the
+ * extreme choices (all B's, or the fewest W's); this takes the best mix.
+ * False when no (nB, nW) fits: no schedule does.
+ */
+static bool windows_split_memory(const struct opgraph *g, int64_t *s, bool *dirty,
+				 bool *changed)
+{
+	const struct instance *in = g->in;
+	if (!g->split_memory)
+		return true;
+	int L = in->stages, M = in->microbatches;
+	for (int l = 0; l < L; l++) {
+		if (!g->split_memory[l])
+			continue;
+		int64_t a = in->mem[OP_F][l], b = -in->mem[OP_B][l], w = -in->mem[OP_W][l];
+		int64_t lim = in->limit[in->stage_device[l]];
+		int64_t db = g->dur[inst_op_id(in, OP_B, l, 0)], dw = g->dur[inst_op_id(in, OP_W, l, 0)];
+		for (int i = 0; i < M; i++) {
+			int64_t need = (i + 1) * a - lim, best = INT64_MAX;
+			if (need <= 0)
+				continue;
+			for (int nb = 0; nb <= i; nb++) {
+				int64_t rem = need - nb * b, nw = rem <= 0 ? 0 : (rem + w - 1) / w;
+				if (nw > nb)
+					continue;
+				int64_t t = nb ? s[inst_op_id(in, OP_B, l, nb - 1)] + db : 0;
+				int64_t tw = nw ? s[inst_op_id(in, OP_W, l, (int)nw - 1)] + dw : 0;
+				t = tw > t ? tw : t;
+				best = t < best ? t : best;
+			}
+			if (best == INT64_MAX)
+				return false;
+			*changed |= raise_start(g, s, inst_op_id(in, OP_F, l, i), best, dirty);
+		}
 	}
 	return true;
 }
@@ -506,7 +591,8 @@ bool opgraph_propagate(const struct opgraph *g, int npairs, const int (*pairs)[2
 		changed = windows_relax_pairs(g, npairs, pairs, fixed, start_lb, end_ub, nfixed,
 					      dirty);
 		changed |= windows_relax_arcs(g, start_lb, end_ub, dirty);
-		if (!windows_edge_find(g, start_lb, end_ub, dirty, &changed))
+		if (!windows_split_memory(g, start_lb, dirty, &changed) ||
+		    !windows_edge_find(g, start_lb, end_ub, dirty, &changed))
 			return false;
 	}
 	for (int o = 0; o < g->n; o++)

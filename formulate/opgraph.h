@@ -65,6 +65,8 @@ struct opgraph {
 	int *ef_ord;              /* scratch of opgraph_windows' edge finding */
 	int64_t *ef_buf;
 	bool *ef_dirty;           /* [devices] */
+	bool *split_memory;       /* [stages] split-backward memory releases
+	                             apply (opgraph.c), or NULL */
 };
 
 struct opgraph *opgraph_new(const struct instance *in, struct error *err);

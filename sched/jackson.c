@@ -76,33 +76,40 @@ int64_t jackson_preemptive(int n, const int64_t *r, const int64_t *p, const int6
 }
 
 /* Edge finding (jackson.h has the rule and its argument). */
-int edge_find_starts(int m, const int64_t *p, const int64_t *r, const int64_t *d,
-		     int64_t *out, int *ord, int64_t *val)
+/* Insertion sort of a permutation by key: fast on the last call's order,
+ * which the windows change little. */
+static void sort_by(int m, const int64_t *key, int *idx)
 {
-	int *by_r = ord, *set = ord + m;
-	int64_t *S = val, *pre = val + m, *suf = val + 2 * m, *rr = val + 3 * m;
-	for (int t = 0; t < m; t++) {
-		by_r[t] = t;
-		out[t] = r[t];
-	}
-	for (int a = 1; a < m; a++)   /* insertion sort by r: m is one device's ops */
-		for (int b = a; b > 0 && r[by_r[b - 1]] > r[by_r[b]]; b--) {
-			int x = by_r[b];
-			by_r[b] = by_r[b - 1];
-			by_r[b - 1] = x;
+	for (int a = 1; a < m; a++)
+		for (int b = a; b > 0 && key[idx[b - 1]] > key[idx[b]]; b--) {
+			int x = idx[b];
+			idx[b] = idx[b - 1];
+			idx[b - 1] = x;
 		}
+}
+
+int edge_find_starts(int m, const int64_t *p, const int64_t *r, const int64_t *d,
+		     int64_t *out, int *by_r, int *by_d, int *set, int64_t *val)
+{
+	int64_t *S = val, *pre = val + m, *suf = val + 2 * m, *rr = val + 3 * m;
+	for (int t = 0; t < m; t++)
+		out[t] = r[t];
+	sort_by(m, r, by_r);
+	sort_by(m, d, by_d);
 	int changed = 0;
-	for (int k = 0; k < m; k++) {
-		int64_t dk = d[k];
-		bool first = true;   /* each deadline once */
-		for (int t = 0; t < k && first; t++)
-			first = d[t] != dk;
-		if (!first)
-			continue;
+	for (int z = 0; z < m; z++) {
+		int64_t dk = d[by_d[z]];
+		if (z + 1 < m && d[by_d[z + 1]] == dk)
+			continue;   /* each deadline once, with all its ops */
 		int q = 0;
-		for (int x = 0; x < m; x++)
-			if (d[by_r[x]] <= dk)
-				set[q++] = by_r[x];
+		int64_t p_out = 0;   /* the longest op outside O_k */
+		for (int x = 0; x < m; x++) {
+			int t = by_r[x];
+			if (d[t] <= dk)
+				set[q++] = t;
+			else if (p[t] > p_out)
+				p_out = p[t];
+		}
 		int64_t sum = 0;
 		for (int x = q - 1; x >= 0; x--) {   /* S: sums from x on; suf: max of rr + S */
 			sum += p[set[x]];
@@ -115,21 +122,20 @@ int edge_find_starts(int m, const int64_t *p, const int64_t *r, const int64_t *d
 		int64_t ect = suf[0];
 		if (ect > dk)
 			return -1;
-		if (q == m)
+		/* ECT(O_k + i) <= ect + p_i when r_i < ect (every term below is
+		 * at most ect, plus p_i), and an op with r_i >= ect rises not: so
+		 * with ect + the longest op outside within d_k, none rises */
+		if (q == m || ect + p_out <= dk)
 			continue;
 		for (int x = 0; x < q; x++)
 			pre[x] = x && pre[x - 1] > rr[x] + S[x] ? pre[x - 1] : rr[x] + S[x];
-		for (int i = 0; i < m; i++) {
+		int lo = 0;   /* the ops of O_k with r <= r_i: i goes by r */
+		for (int x = 0; x < m; x++) {
+			int i = by_r[x];
+			while (lo < q && rr[lo] <= r[i])
+				lo++;
 			if (d[i] <= dk || out[i] >= ect)
 				continue;
-			int lo = 0, hi = q;   /* lo: the ops of O_k with r <= r_i */
-			while (lo < hi) {
-				int mid = (lo + hi) / 2;
-				if (rr[mid] <= r[i])
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
 			int64_t with = r[i] + p[i] + (lo < q ? S[lo] : 0);
 			if (lo > 0 && pre[lo - 1] + p[i] > with)
 				with = pre[lo - 1] + p[i];

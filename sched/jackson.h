@@ -46,12 +46,14 @@ int64_t jackson_preemptive(int n, const int64_t *r, const int64_t *p, const int6
  * fits (ECT 8), but ECT(O + C) = 0 + 11 > 8, so C starts at 8 or later;
  * no rule on two ops finds it (C then A ends by 7, C then B too).
  * The raised starts go to out (r itself stays as sorted while the sets
- * are read; ord: scratch for 2m ints, val: for 4m int64s); -1 on an
- * overload, else whether some start rose. The ends' mirror is the same
+ * are read). by_r and by_d: on entry permutations of 0..m-1 (the last
+ * call's are sorted fastest), on return the ops by r and by d; set:
+ * scratch for m ints, val: for 4m int64s. -1 on an overload, else
+ * whether some start rose. The ends' mirror is the same
  * on negated times (r = -d, d = -r). Used by the windows of the MILP's
  * targets and the shaving bounds (formulate/opgraph.h, solvers/shave.h).
  */
 int edge_find_starts(int m, const int64_t *p, const int64_t *r, const int64_t *d,
-		     int64_t *out, int *ord, int64_t *val);
+		     int64_t *out, int *by_r, int *by_d, int *set, int64_t *val);
 
 #endif

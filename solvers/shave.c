@@ -19,7 +19,21 @@ bool shave_takes(const struct instance *in)
 
 bool shave_search_takes(const struct instance *in)
 {
-	return shave_takes(in) && (!in->has_limit || !in->split_backward);
+	if (!shave_takes(in))
+		return false;
+	if (!in->has_limit || !in->has_memory)
+		return true;
+	int L = in->stages;
+	for (int l = 0; l < L; l++) {
+		for (int x = 0; x < l; x++)
+			if (in->stage_device[x] == in->stage_device[l])
+				return false;   /* stages share a device's memory */
+		bool freed = in->mem[OP_F][l] > 0 && in->mem[OP_B][l] <= 0 &&
+			     (!in->split_backward || in->mem[OP_W][l] < 0);
+		if (!freed)
+			return false;
+	}
+	return true;
 }
 
 /* The windows of one target and a scratch copy for the questions. */

@@ -21,9 +21,11 @@
  * activations, comm 1 and 2 (held-out costs), the bound meets the
  * optimum in 0.2-1.2 s on all six, where CBC's bound after 60 s was 2-4
  * units short on five; p8 m32 fused, comm 1, unit costs: 180 in about
- * 9 s (the closed forms 173, CBC after 60 s 176). On split backward it
- * raises nothing there: the weight passes, which free memory late and
- * fill any gap, leave the windows wide.
+ * 7 s (the closed forms 173, CBC after 60 s 176). On split backward it
+ * raised nothing until the windows took the memory the weight passes
+ * free (formulate/opgraph.c, windows_split_memory); since, p4 m32 and
+ * p8 m32 split, p activations, comm 1 are proven 131 and 147 (open at
+ * 131/130 and 147/146 after 60 s of MILP).
  */
 #ifndef PIPEOPT_SHAVE_H
 #define PIPEOPT_SHAVE_H
@@ -41,11 +43,14 @@
 bool shave_takes(const struct instance *in);
 
 /* Whether the search at a standing target is worth its time: where the
- * windows' arcs hold memory exactly enough that its leaves keep the
- * limit (no memory limit, or a fused backward: one arc per forward, the
- * backward that frees its room; with a split backward the weight
- * passes free memory that no arc counts, and the search, measured on
- * p8 m16, wanders 60 s among leaves that break the limit). */
+ * windows hold memory well enough that its leaves keep the limit: no
+ * memory limit, or one stage per device whose F takes memory and whose
+ * B (and W, split) give it back, so that the memory arcs (fused) and the
+ * split backward's releases (formulate/opgraph.c) decide when each
+ * forward fits. Without the releases the weight passes freed memory that
+ * nothing counted, and on p8 m16 split the search wandered 60 s among
+ * leaves that broke the limit; with them it finds the optimum of all six
+ * held-out p8 m16 split classes but one within seconds. */
 bool shave_search_takes(const struct instance *in);
 
 struct shave_options {

@@ -835,8 +835,8 @@ static void test_edge_find_by_hand(void **state)
 {
 	(void)state;
 	int64_t p[3] = {4, 4, 3}, r[3] = {0, 0, 0}, d[3] = {8, 8, 20}, out[3], val[12];
-	int ord[6];
-	assert_int_equal(edge_find_starts(3, p, r, d, out, ord, val), 1);
+	int by_r[3] = {0, 1, 2}, by_d[3] = {2, 1, 0}, set[3];
+	assert_int_equal(edge_find_starts(3, p, r, d, out, by_r, by_d, set, val), 1);
 	assert_int_equal(out[0], 0);
 	assert_int_equal(out[1], 0);
 	assert_int_equal(out[2], 8);
@@ -844,9 +844,9 @@ static void test_edge_find_by_hand(void **state)
 	 * -8, -8 and -20, all ending by 0): no set leaves an op out, so nothing
 	 * is raised (C may well run last) */
 	int64_t rm[3] = {-8, -8, -20}, dm[3] = {0, 0, 0};
-	assert_int_equal(edge_find_starts(3, p, rm, dm, out, ord, val), 0);
+	assert_int_equal(edge_find_starts(3, p, rm, dm, out, by_r, by_d, set, val), 0);
 	int64_t d2[3] = {7, 7, 20};
-	assert_int_equal(edge_find_starts(3, p, r, d2, out, ord, val), -1);
+	assert_int_equal(edge_find_starts(3, p, r, d2, out, by_r, by_d, set, val), -1);
 }
 
 /* Against every order of up to 5 ops with random windows: an op's raised
@@ -889,7 +889,7 @@ static void test_edge_find_against_brute_force(void **state)
 	(void)state;
 	int raised = 0, overloads = 0, cases = 0;
 	for (int rep = 0; rep < 4000; rep++) {
-		int m = rnd(2, 5), perm[5], ord[10];
+		int m = rnd(2, 5), perm[5], by_r[5], by_d[5], set[5];
 		int64_t p[5], r[5], d[5], out[5], val[20];
 		bool used[5] = {false};
 		for (int o = 0; o < m; o++) {
@@ -899,7 +899,11 @@ static void test_edge_find_against_brute_force(void **state)
 			ef_best[o] = INT64_MAX;
 		}
 		bool fits = ef_orders(m, p, r, d, perm, 0, used);
-		int c = edge_find_starts(m, p, r, d, out, ord, val);
+		for (int o = 0; o < m; o++) {   /* any permutations on entry */
+			by_r[o] = m - 1 - o;
+			by_d[o] = (o + rep) % m;
+		}
+		int c = edge_find_starts(m, p, r, d, out, by_r, by_d, set, val);
 		if (c < 0) {
 			if (fits)
 				fail_msg("case %d: overload reported, but an order fits", rep);
