@@ -306,6 +306,56 @@ static enum status search_target(struct shaver *sh, int64_t T, struct sim *sim,
 	return STATUS_OK;
 }
 
+/*
+ * The targets from the bound up, one unit at a time while they are
+ * refuted, the cheap questions (a target left standing costs a whole
+ * shaving to its fixpoint): measured on p8 m16 fused (3, 4, 2), comm 1,
+ * 762 propagations one by one, 10,313 galloping from the first. After
+ * GALLOP_AFTER refutations in a row the step doubles with each (refuting
+ * T refutes every target below it; instances in microseconds have bounds
+ * thousands of units below the best schedule), and a target left
+ * standing above the bound halves it. At the bound itself a target left
+ * standing ends the climb, or with o->search is searched: a schedule
+ * ends it, a proof that none exists goes on above it.
+ */
+#define GALLOP_AFTER 16
+
+static enum status climb(struct shaver *sh, const struct shave_options *o, struct sim *sim,
+			 struct shave_result *r, struct error *err)
+{
+	int64_t step = 1;
+	int in_a_row = 0;
+	while (r->bound < o->upper_bound && !time_up(sh)) {
+		int64_t T = o->upper_bound - r->bound > step ? r->bound + step - 1 : o->upper_bound - 1;
+		bool fixpoint;
+		if (!target_stands(sh, T, &fixpoint)) {
+			r->bound = T + 1;   /* no schedule ends by T, nor by any target below */
+			if (++in_a_row > GALLOP_AFTER && step < INT64_MAX / 4)
+				step *= 2;
+			continue;
+		}
+		in_a_row = 0;
+		if (T > r->bound) {
+			step = step > 1 ? step / 2 : 1;
+			continue;
+		}
+		r->finished = fixpoint;
+		if (!o->search || !fixpoint)
+			return STATUS_OK;
+		bool done = false;
+		if (search_target(sh, T, sim, &r->schedule, &done, &r->search_nodes, err))
+			return STATUS_ERROR;
+		if (r->schedule || !done) {
+			r->finished = r->schedule != NULL;
+			return STATUS_OK;
+		}
+		r->bound = T + 1;   /* the search proved that none ends by T */
+		step = 1;
+	}
+	r->finished = r->bound >= o->upper_bound;
+	return STATUS_OK;
+}
+
 enum status shave_bound(const struct instance *in, const struct shave_options *o,
 			struct shave_result *r, struct error *err)
 {
@@ -335,21 +385,8 @@ enum status shave_bound(const struct instance *in, const struct shave_options *o
 		struct sim *sim = o->search ? sim_new(in) : NULL;
 		if (o->search && !sim)
 			st = err_set(err, "bound: out of memory");
-		for (int64_t T = r->bound; !st && T < o->upper_bound && !time_up(&sh); T++) {
-			if (target_stands(&sh, T, &r->finished)) {
-				bool done = false;
-				if (!o->search || !r->finished ||
-				    (st = search_target(&sh, T, sim, &r->schedule, &done,
-							&r->search_nodes, err)) ||
-				    r->schedule || !done) {
-					r->finished = r->schedule || (r->finished && !o->search);
-					break;
-				}
-			}
-			r->bound = T + 1;   /* no schedule ends by T */
-			r->refuted++;
-			r->finished = r->bound >= o->upper_bound;
-		}
+		if (!st)
+			st = climb(&sh, o, sim, r, err);
 		if (r->schedule) {
 			struct sim_result res;
 			if (sim_run(sim, r->schedule, &res, NULL))
@@ -358,6 +395,7 @@ enum status shave_bound(const struct instance *in, const struct shave_options *o
 		}
 		sim_free(sim);
 	}
+	r->refuted = (int)(r->bound - o->lower_bound);
 	r->propagations = sh.propagations;
 	r->seconds = clock_seconds() - sh.t0;
 	free(pairs);

@@ -15,7 +15,8 @@
  * the latest end. Each shave is a proof by itself, so the shrunk windows
  * hold for every schedule that ends by T, propagate in turn, and shaving
  * repeats until no window shrinks (T stands) or one empties (T + 1 is a
- * bound). The bound takes the targets from a known bound up.
+ * bound). The bound takes the targets from a known bound up, galloping
+ * (shave.c climb).
  *
  * Measured (bench/results/shave.md): on p8 m16 fused backward, p
  * activations, comm 1 and 2 (held-out costs), the bound meets the
@@ -65,7 +66,7 @@ struct shave_options {
 
 struct shave_result {
 	int64_t bound;           /* the best bound proven, >= lower_bound */
-	int refuted;             /* targets refuted (bound - lower_bound) */
+	int refuted;             /* targets ruled out, bound - lower_bound */
 	bool finished;           /* shaving reached a fixpoint at the target
 	                            `bound` without emptying a window (or
 	                            the bound met upper_bound): more time
