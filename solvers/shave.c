@@ -238,12 +238,14 @@ static struct schedule *leaf_schedule(const struct shaver *sh, struct sim *sim, 
 	return NULL;
 }
 
-/* Whether the search at T finished (found, or proved none); *found the
- * schedule when one ends by T. Starts from the windows in sh (shaved). */
-static enum status search_target(struct shaver *sh, int64_t T, struct sim *sim,
+/* Whether the search at T finished (found, or proved none) within
+ * `seconds` (<= 0: the shaver's limit only); *found the schedule when one
+ * ends by T. Starts from the windows in sh (shaved). */
+static enum status search_target(struct shaver *sh, int64_t T, double seconds, struct sim *sim,
 				 struct schedule **found, bool *finished, long *nodes,
 				 struct error *err)
 {
+	double until = seconds > 0 ? clock_seconds() + seconds : 0;
 	const struct opgraph *g = sh->g;
 	int n = g->n, np = sh->npairs;
 	size_t state = (size_t)np + 1 + 2 * (size_t)n * sizeof(int64_t);
@@ -259,7 +261,7 @@ static enum status search_target(struct shaver *sh, int64_t T, struct sim *sim,
 		return err_set(err, "bound: out of memory");
 	}
 	int depth = 0, nf = 0;
-	while (!time_up(sh)) {
+	while (!time_up(sh) && !(until > 0 && clock_seconds() > until)) {
 		signed char first;
 		int p = pick_pair(sh, &first);
 		bool ok;
@@ -343,7 +345,8 @@ static enum status climb(struct shaver *sh, const struct shave_options *o, struc
 		if (!o->search || !fixpoint)
 			return STATUS_OK;
 		bool done = false;
-		if (search_target(sh, T, sim, &r->schedule, &done, &r->search_nodes, err))
+		if (search_target(sh, T, o->search_time, sim, &r->schedule, &done,
+				  &r->search_nodes, err))
 			return STATUS_ERROR;
 		if (r->schedule || !done) {
 			r->finished = r->schedule != NULL;

@@ -62,6 +62,8 @@ struct shave_options {
 	bool search;             /* at the first target that shaving leaves
 	                            standing, search it (shave.c
 	                            search_target): a schedule, or a proof */
+	double search_time;      /* seconds for each such search, within
+	                            time_limit; <= 0: no cap of its own */
 };
 
 struct shave_result {
