@@ -226,6 +226,10 @@ int cmd_solve(int argc, char **argv)
 		rc = cli_fail(o.run.json, &err);
 		goto out;
 	}
+	if ((o.write_lp || o.write_mps) && !r.solved)   /* nothing to export: say so */
+		fprintf(stderr, "pipeopt solve: note: no MILP was solved (%s), so %s was not written; --always-milp solves and exports the model\n",
+			r.certified ? "certified without one" : "none took the instance",
+			o.write_lp ? o.write_lp : o.write_mps);
 	if (o.run.json)
 		cli_print_json(result_json(in, &o, &r, &sr));
 	else

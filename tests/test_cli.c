@@ -2010,6 +2010,14 @@ static void test_solve_certified_by_bound(void **state)
 	assert_true(json_is_true(get(c, "certified")));
 	json_decref(j);
 	run_free(&r);
+	/* no MILP solved: an export asked for is not written, and stderr says so */
+	const char *lp = tmp("by-bound.lp");
+	remove(lp);
+	RUN(&r, "solve", FUSED, "--write-lp", lp);
+	assert_int_equal(r.status, 0);
+	assert_contains(r.err, "no MILP was solved (certified without one)");
+	assert_false(file_exists(lp));
+	run_free(&r);
 }
 
 /* A decision end to end (recompute, offload): solve certifies `opt` on
