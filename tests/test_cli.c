@@ -764,6 +764,23 @@ static void test_convert_timed_needs_instance(void **state)
 	run_free(&r);
 }
 
+/* solve INSTANCE --time-limit LIMIT --json: exits 0 with `opt`, certified
+ * by the bound and re-simulated to it; the result (the caller frees it). */
+static json_t *solve_certifies_by_bound(const char *instance, const char *limit, int64_t opt)
+{
+	struct run r;
+	RUN(&r, "solve", instance, "--json", "--time-limit", limit);
+	if (r.status)
+		fail_msg("exit %d: %s", r.status, r.err);
+	json_t *j = parse_json(r.out);
+	run_free(&r);
+	assert_true(json_is_true(get(j, "certified")));
+	assert_int_equal(get_int(j, "objective"), opt);
+	assert_int_equal(get_int(j, "makespan"), opt);
+	assert_string_equal(get_str(j, "certified_by"), "bound");
+	return j;
+}
+
 /* ---- bound and families ----------------------------------------------------- */
 
 static void test_bound_json(void **state)
@@ -825,37 +842,52 @@ static void test_bound_overlap(void **state)
 	assert_int_equal(get_int(j, "lower_bound"), 108);
 	json_decref(j);
 	run_free(&r);
-	RUN(&r, "solve", "datasets/instances/overlap-4x7-limit6.json", "--json", "--time-limit", "20");
-	if (r.status)
-		fail_msg("exit %d: %s", r.status, r.err);
-	j = parse_json(r.out);
-	assert_true(json_is_true(get(j, "certified")));
-	assert_int_equal(get_int(j, "objective"), 108);
-	assert_int_equal(get_int(j, "makespan"), 108);
-	assert_string_equal(get_str(j, "certified_by"), "bound");
-	json_decref(j);
-	run_free(&r);
+	json_decref(solve_certifies_by_bound("datasets/instances/overlap-4x7-limit6.json", "20", 108));
 }
 
-/* bound --windows: on the window example the closed forms stop below 60
- * (58) and the relaxation of devices 0-1 proves 60, its optimum (tests/test_exact.c
- * proves 60 with a forced MILP); on a span instance the windows do not
- * apply and the line says so; a negative time is a usage error. */
-static void test_bound_windows(void **state)
+/* What bound --windows and --shave share, on the window example
+ * fused-3x12-limit3 (the closed forms stop below 60, at 58; 60 is the
+ * optimum, proven with a forced MILP in tests/test_exact.c): `opt` 10
+ * proves 60, named `by` in bound_by and under bounds.`key` (returned,
+ * owned by the caller's json *out); on a span instance the `key` line
+ * says it does not apply; a negative time is a usage error. */
+static json_t *check_bound_option(const char *opt, const char *key, const char *by,
+				  const char *span_line, json_t **out)
 {
 	struct run r;
-	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--windows", "10", "--json");
+	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", opt, "10", "--json");
 	if (r.status)
 		fail_msg("exit %d: %s", r.status, r.err);
 	json_t *j = parse_json(r.out);
 	assert_int_equal(get_int(j, "lower_bound"), 60);
-	assert_string_equal(get_str(j, "bound_by"), "window");
-	json_t *w = get(get(j, "bounds"), "window");
-	assert_int_equal(get_int(w, "value"), 60);
+	assert_string_equal(get_str(j, "bound_by"), by);
+	json_t *x = get(get(j, "bounds"), key);
+	assert_int_equal(get_int(x, "value"), 60);
+	run_free(&r);
+	RUN(&r, "bound", "datasets/instances/v-4x2-span.json", opt, "1");
+	assert_int_equal(r.status, 0);
+	assert_contains(r.out, span_line);
+	run_free(&r);
+	char neg[64];
+	snprintf(neg, sizeof neg, "%s -1", opt);
+	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", opt, "-1");
+	assert_usage(&r);
+	assert_contains(r.err, neg);
+	run_free(&r);
+	*out = j;
+	return x;
+}
+
+/* bound --windows: the relaxation of devices 0-1 proves 60; without the
+ * option the closed forms stay below and no window is reported. */
+static void test_bound_windows(void **state)
+{
+	json_t *j, *w = check_bound_option("--windows", "window", "window",
+					   "window         -  (the makespan only", &j);
 	assert_int_equal(json_integer_value(json_array_get(get(w, "devices"), 0)), 0);
 	assert_int_equal(json_integer_value(json_array_get(get(w, "devices"), 1)), 1);
 	json_decref(j);
-	run_free(&r);
+	struct run r;
 	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--json");
 	assert_int_equal(r.status, 0);
 	j = parse_json(r.out);
@@ -863,37 +895,19 @@ static void test_bound_windows(void **state)
 	assert_null(json_object_get(get(j, "bounds"), "window"));   /* not asked */
 	json_decref(j);
 	run_free(&r);
-	RUN(&r, "bound", "datasets/instances/v-4x2-span.json", "--windows", "1");
-	assert_int_equal(r.status, 0);
-	assert_contains(r.out, "window         -  (the makespan only");
-	run_free(&r);
-	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--windows", "-1");
-	assert_usage(&r);
-	assert_contains(r.err, "--windows -1");
-	run_free(&r);
 }
 
-/* bound --shave and solve on two instances whose optima come from other
- * methods: fused-3x12-limit3 (60: a forced MILP and the exact search,
- * tests/test_exact.c; the closed forms stop at 58) and the held-out
- * fused-8x16-comm2-limit8 (272: CBC's disjunctive MILP, 3 min 37 s at
- * 4d5d239; the closed forms give less). The shaving bound proves each
- * optimum, and solve certifies 272 by it with the schedule its search
- * finds; on a span instance the line says it does not apply; a negative
- * time is a usage error. */
+/* bound --shave proves 60 there too, and on the held-out
+ * fused-8x16-comm2-limit8 its optimum 272 (CBC's disjunctive MILP, 3 min
+ * 37 s at 4d5d239; the closed forms give less), which solve certifies
+ * by it with the schedule its search finds. */
 static void test_bound_shave(void **state)
 {
-	struct run r;
-	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--shave", "10", "--json");
-	if (r.status)
-		fail_msg("exit %d: %s", r.status, r.err);
-	json_t *j = parse_json(r.out);
-	assert_int_equal(get_int(j, "lower_bound"), 60);
-	assert_string_equal(get_str(j, "bound_by"), "shaving");
-	json_t *sv = get(get(j, "bounds"), "shaving");
-	assert_int_equal(get_int(sv, "value"), 60);
+	json_t *j;
+	check_bound_option("--shave", "shaving", "shaving", "shaving        -  (the makespan only",
+			   &j);
 	json_decref(j);
-	run_free(&r);
+	struct run r;
 	RUN(&r, "bound", "datasets/instances/fused-8x16-comm2-limit8.json", "--json");
 	assert_int_equal(r.status, 0);
 	j = parse_json(r.out);
@@ -904,26 +918,10 @@ static void test_bound_shave(void **state)
 	assert_int_equal(r.status, 0);
 	assert_contains(r.out, "lower bound    272 on the makespan, by the shaving bound");
 	run_free(&r);
-	RUN(&r, "solve", "datasets/instances/fused-8x16-comm2-limit8.json", "--time-limit", "120",
-	    "--json");
-	if (r.status)
-		fail_msg("exit %d: %s", r.status, r.err);
-	j = parse_json(r.out);
-	assert_true(json_is_true(get(j, "certified")));
-	assert_int_equal(get_int(j, "objective"), 272);
-	assert_int_equal(get_int(j, "makespan"), 272);
-	assert_string_equal(get_str(j, "certified_by"), "bound");
+	j = solve_certifies_by_bound("datasets/instances/fused-8x16-comm2-limit8.json", "120", 272);
 	assert_string_equal(get_str(j, "lower_bound_by"), "shaving");
 	json_decref(j);
-	run_free(&r);
-	RUN(&r, "bound", "datasets/instances/v-4x2-span.json", "--shave", "1");
-	assert_int_equal(r.status, 0);
-	assert_contains(r.out, "shaving        -  (the makespan only");
-	run_free(&r);
-	RUN(&r, "bound", "datasets/instances/fused-3x12-limit3.json", "--shave", "-1");
-	assert_usage(&r);
-	assert_contains(r.err, "--shave -1");
-	run_free(&r);
+	(void)state;
 }
 
 static void test_families_list_json(void **state)

@@ -500,6 +500,38 @@ static void window_instance_json(int shape, int seedpos, char *json, size_t n)
 	snprintf(json, n, "{%s,\"comm\":%d%s}", body, rnd(0, 2), mem);
 }
 
+/* One random tiny instance of window_instance_json, with what the tests
+ * below compare against. */
+struct tiny_case {
+	const char *json;
+	struct instance *in;
+	int64_t opt;            /* the brute force's optimum */
+	struct bounds cb;       /* the closed forms */
+};
+
+/* check() on every instance of the six shapes, `reps` each from seed
+ * position `seedbase`, whose limit admits a schedule; how many. */
+static int each_window_instance(int reps, int seedbase,
+				void (*check)(const struct tiny_case *c, void *ctx), void *ctx)
+{
+	int n = 0;
+	for (int shape = 0; shape < 6; shape++)
+		for (int rep = 0; rep < reps; rep++) {
+			char json[1024];
+			window_instance_json(shape, seedbase + shape * 100 + rep, json, sizeof json);
+			struct tiny_case c = {.json = json, .in = parse_instance_ok(json)};
+			c.opt = brute_optimum(c.in, NULL);
+			if (c.opt != INT64_MAX) {
+				struct error err = {{0}};
+				assert_int_equal(bound_compute(c.in, &c.cb, &err), STATUS_OK);
+				check(&c, ctx);
+				n++;
+			}
+			instance_free(c.in);
+		}
+	return n;
+}
+
 /* Window bounds (relax.h) never above the optimum: on random tiny
  * instances every window's relaxation, solved by the exact search, equals
  * the brute force of the same relaxation (tests/brute.h with those
@@ -509,58 +541,55 @@ static void window_instance_json(int shape, int seedpos, char *json, size_t n)
  * stays at or below the optimum too. Some windows must raise a bound
  * above both the closed forms and every narrower window (the test fails
  * if the relaxations never matter). */
+struct window_counts {
+	int windows, above_closed_form;
+};
+
+static void check_windows(const struct tiny_case *c, void *ctx)
+{
+	struct window_counts *k = ctx;
+	struct instance *in = c->in;
+	struct error err = {{0}};
+	int D = in->devices;
+	bool relaxed[8];
+	for (int w = 1; w <= D; w++)
+		for (int lo = 0; lo + w <= D; lo++) {
+			for (int d = 0; d < D; d++)
+				relaxed[d] = d < lo || d >= lo + w;
+			int64_t want = brute_relaxed_optimum(in, relaxed, NULL), got;
+			bool proved;
+			long nodes;
+			/* from a few units below: the targets it must refute */
+			int64_t from = want > 3 ? want - 3 : 0;
+			assert_int_equal(relax_window(in, lo, lo + w - 1, from, INT64_MAX, 0, &got,
+						      &proved, &nodes, &err), STATUS_OK);
+			assert_true(proved);
+			if (got != want || got > c->opt)
+				fail_msg("%s: window %d-%d: search %lld, brute force of the relaxation %lld, optimum %lld",
+					 c->json, lo, lo + w - 1, (long long)got, (long long)want,
+					 (long long)c->opt);
+			if (w == D)
+				assert_int_equal(got, c->opt);
+			else if (got > c->cb.best)
+				k->above_closed_form++;
+			k->windows++;
+		}
+	struct relax_options ro = {.lower_bound = c->cb.best, .upper_bound = c->opt,
+				   .time_limit = 10};
+	struct relax_result rr;
+	assert_int_equal(relax_bound(in, &ro, &rr, &err), STATUS_OK);
+	assert_true(rr.bound >= c->cb.best && rr.bound <= c->opt);
+}
+
 static void test_window_bounds_against_brute_force(void **state)
 {
-	int windows = 0, instances = 0, above_closed_form = 0;
-	for (int shape = 0; shape < 6; shape++)
-		for (int rep = 0; rep < 25; rep++) {
-			char json[1024];
-			window_instance_json(shape, 500 + shape * 100 + rep, json, sizeof json);
-			struct instance *in = parse_instance_ok(json);
-			int64_t opt = brute_optimum(in, NULL);
-			if (opt == INT64_MAX) {   /* the limit admits no schedule */
-				instance_free(in);
-				continue;
-			}
-			struct error err = {{0}};
-			struct bounds cb;
-			assert_int_equal(bound_compute(in, &cb, &err), STATUS_OK);
-			int D = in->devices;
-			bool relaxed[8];
-			for (int w = 1; w <= D; w++)
-				for (int lo = 0; lo + w <= D; lo++) {
-					for (int d = 0; d < D; d++)
-						relaxed[d] = d < lo || d >= lo + w;
-					int64_t want = brute_relaxed_optimum(in, relaxed, NULL), got;
-					bool proved;
-					long nodes;
-					/* from a few units below: the targets it must refute */
-					int64_t from = want > 3 ? want - 3 : 0;
-					assert_int_equal(relax_window(in, lo, lo + w - 1, from, INT64_MAX, 0,
-								      &got, &proved, &nodes, &err), STATUS_OK);
-					assert_true(proved);
-					if (got != want || got > opt)
-						fail_msg("%s: window %d-%d: search %lld, brute force of the relaxation %lld, optimum %lld",
-							 json, lo, lo + w - 1, (long long)got, (long long)want,
-							 (long long)opt);
-					if (w == D)
-						assert_int_equal(got, opt);
-					else if (got > cb.best)
-						above_closed_form++;
-					windows++;
-				}
-			struct relax_options ro = {.lower_bound = cb.best, .upper_bound = opt,
-						   .time_limit = 10};
-			struct relax_result rr;
-			assert_int_equal(relax_bound(in, &ro, &rr, &err), STATUS_OK);
-			assert_true(rr.bound >= cb.best && rr.bound <= opt);
-			instance_free(in);
-			instances++;
-		}
+	struct window_counts k = {0};
+	int instances = each_window_instance(25, 500, check_windows, &k);
 	print_message("window bounds = brute force of their relaxations on %d windows of %d instances; %d above the closed-form bound\n",
-		      windows, instances, above_closed_form);
+		      k.windows, instances, k.above_closed_form);
 	assert_true(instances >= 100);
-	assert_true(above_closed_form > 0);
+	assert_true(k.above_closed_form > 0);
+	(void)state;
 }
 
 /* The shaving bound and its search (shave.h) against the brute force on
@@ -571,52 +600,46 @@ static void test_window_bounds_against_brute_force(void **state)
  * (on every shape, also where shave_search_takes says it wanders) it
  * ends at the optimum with a schedule that simulates to it, every target
  * below refuted. Shaving must prove more than the closed forms somewhere. */
+struct shave_counts {
+	int above_closed_form, at_optimum;
+};
+
+static void check_shave(const struct tiny_case *c, void *ctx)
+{
+	struct shave_counts *k = ctx;
+	struct error err = {{0}};
+	struct shave_options so = {.time_limit = 20, .upper_bound = INT64_MAX};
+	struct shave_result sr;
+	assert_true(shave_takes(c->in));
+	assert_int_equal(shave_bound(c->in, &so, &sr, &err), STATUS_OK);
+	if (sr.bound > c->opt)
+		fail_msg("%s: shaving bound %lld above the optimum %lld", c->json,
+			 (long long)sr.bound, (long long)c->opt);
+	k->above_closed_form += sr.bound > c->cb.best;
+	k->at_optimum += sr.bound == c->opt;
+	so.search = true;
+	assert_int_equal(shave_bound(c->in, &so, &sr, &err), STATUS_OK);
+	if (!sr.schedule || sr.objective != c->opt || sr.bound != c->opt || !sr.finished)
+		fail_msg("%s: shaving search ends at %lld with bound %lld (finished %d), brute force %lld",
+			 c->json, sr.schedule ? (long long)sr.objective : -1LL, (long long)sr.bound,
+			 sr.finished, (long long)c->opt);
+	struct sim *sim = sim_new(c->in);
+	struct sim_result res;
+	assert_int_equal(sim_run(sim, sr.schedule, &res, NULL), STATUS_OK);
+	assert_int_equal(res.objective, c->opt);
+	sim_free(sim);
+	schedule_free(sr.schedule);
+}
+
 static void test_shave_against_brute_force(void **state)
 {
-	(void)state;
-	int instances = 0, above_closed_form = 0, at_optimum = 0;
-	struct sim *sim = NULL;
-	for (int shape = 0; shape < 6; shape++)
-		for (int rep = 0; rep < 30; rep++) {
-			char json[1024];
-			window_instance_json(shape, 2000 + shape * 100 + rep, json, sizeof json);
-			struct instance *in = parse_instance_ok(json);
-			int64_t opt = brute_optimum(in, NULL);
-			if (opt == INT64_MAX) {
-				instance_free(in);
-				continue;
-			}
-			struct error err = {{0}};
-			struct bounds cb;
-			assert_int_equal(bound_compute(in, &cb, &err), STATUS_OK);
-			struct shave_options so = {.time_limit = 20, .upper_bound = INT64_MAX};
-			struct shave_result sr;
-			assert_true(shave_takes(in));
-			assert_int_equal(shave_bound(in, &so, &sr, &err), STATUS_OK);
-			if (sr.bound > opt)
-				fail_msg("%s: shaving bound %lld above the optimum %lld", json,
-					 (long long)sr.bound, (long long)opt);
-			above_closed_form += sr.bound > cb.best;
-			at_optimum += sr.bound == opt;
-			so.search = true;
-			assert_int_equal(shave_bound(in, &so, &sr, &err), STATUS_OK);
-			if (!sr.schedule || sr.objective != opt || sr.bound != opt || !sr.finished)
-				fail_msg("%s: shaving search ends at %lld with bound %lld (finished %d), brute force %lld",
-					 json, sr.schedule ? (long long)sr.objective : -1LL,
-					 (long long)sr.bound, sr.finished, (long long)opt);
-			sim = sim_new(in);
-			struct sim_result res;
-			assert_int_equal(sim_run(sim, sr.schedule, &res, NULL), STATUS_OK);
-			assert_int_equal(res.objective, opt);
-			sim_free(sim);
-			schedule_free(sr.schedule);
-			instance_free(in);
-			instances++;
-		}
+	struct shave_counts k = {0};
+	int instances = each_window_instance(30, 2000, check_shave, &k);
 	print_message("shaving: bound at the optimum on %d of %d instances (%d above the closed forms); the search = brute force on all\n",
-		      at_optimum, instances, above_closed_form);
+		      k.at_optimum, instances, k.above_closed_form);
 	assert_true(instances >= 120);
-	assert_true(above_closed_form > 0);
+	assert_true(k.above_closed_form > 0);
+	(void)state;
 }
 
 /* ---- neighbourhoods (bnb.h `fixed`) and the local search (lns.h) ---- */
