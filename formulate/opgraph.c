@@ -182,35 +182,41 @@ static bool device_lists(struct opgraph *g)
 	return true;
 }
 
-/* The stages whose split-backward memory releases apply
- * (windows_split_memory): the conditions of the memory windows, with a W
- * that frees memory. NULL when none. */
-static bool split_memory_stages(struct opgraph *g)
+/* The memory releases' credit lists (windows_memory): for each stage y
+ * whose forward takes memory, y and its ancestors on y's device, when
+ * every stage there holds memory >= 0 at every point (F >= 0, B and W <=
+ * 0, F + B + W >= 0); an empty list where the rule is off. */
+static bool memory_credits(struct opgraph *g)
 {
 	const struct instance *in = g->in;
-	g->split_memory = NULL;
-	if (!in->has_limit || !in->has_memory || in->has_recompute || in->has_offload ||
-	    !in->split_backward)
+	int L = in->stages, M = in->microbatches;
+	g->mem_credit_start = NULL;
+	if (!in->has_limit || !in->has_memory || in->has_recompute || in->has_offload)
 		return true;
-	int L = in->stages;
-	bool any = false;
-	g->split_memory = calloc(L + 1, sizeof *g->split_memory);
-	if (!g->split_memory)
+	g->mem_credit_start = calloc(L + 1, sizeof *g->mem_credit_start);
+	g->mem_credit = malloc(((size_t)L * L + 1) * sizeof *g->mem_credit);
+	g->mem_t = malloc((2 * (size_t)L * M + 1) * sizeof *g->mem_t);
+	g->mem_f = malloc((2 * (size_t)L * M + 1) * sizeof *g->mem_f);
+	if (!g->mem_credit_start || !g->mem_credit || !g->mem_t || !g->mem_f)
 		return false;
-	for (int l = 0; l < L; l++) {
-		int d = in->stage_device[l];
-		bool nonneg = true;
-		for (int x = 0; x < L; x++)
-			if (in->stage_device[x] == d && in->mem[OP_W][x] > 0)
-				nonneg = false;
-		g->split_memory[l] = nonneg && in->mem[OP_F][l] > 0 && in->mem[OP_B][l] <= 0 &&
-				     in->mem[OP_W][l] < 0;
-		any |= g->split_memory[l];
+	int n = 0;
+	for (int y = 0; y < L; y++) {
+		int d = in->stage_device[y];
+		bool holds = in->mem[OP_F][y] > 0;
+		for (int z = 0; z < L && holds; z++) {
+			int64_t a = in->mem[OP_F][z], b = in->mem[OP_B][z];
+			int64_t w = in->split_backward ? in->mem[OP_W][z] : 0;
+			if (in->stage_device[z] == d)
+				holds = a >= 0 && b <= 0 && w <= 0 && a + b + w >= 0;
+		}
+		g->mem_credit_start[y] = n;
+		for (int z = 0; z < L && holds; z++)
+			if (z == y || (in->stage_device[z] == d &&
+				       opgraph_precedes(g, inst_op_id(in, OP_F, z, 0),
+							inst_op_id(in, OP_F, y, 0))))
+				g->mem_credit[n++] = z;
 	}
-	if (!any) {
-		free(g->split_memory);
-		g->split_memory = NULL;
-	}
+	g->mem_credit_start[L] = n;
 	return true;
 }
 
@@ -339,7 +345,7 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 		g->dur[id] = in->cost[k][l];
 		g->device[id] = in->stage_device[l];
 	}
-	if (!device_lists(g) || !split_memory_stages(g)) {
+	if (!device_lists(g)) {
 		opgraph_free(g);
 		err_set(err, "opgraph: out of memory");
 		return NULL;
@@ -366,6 +372,11 @@ struct opgraph *opgraph_new(const struct instance *in, struct error *err)
 	free(rel);
 	closure(g);
 	device_ends(g);
+	if (!memory_credits(g)) {
+		opgraph_free(g);
+		err_set(err, "opgraph: out of memory");
+		return NULL;
+	}
 	return g;
 }
 
@@ -390,7 +401,10 @@ void opgraph_free(struct opgraph *g)
 	free(g->ef_ord);
 	free(g->ef_buf);
 	free(g->ef_dirty);
-	free(g->split_memory);
+	free(g->mem_credit_start);
+	free(g->mem_credit);
+	free(g->mem_t);
+	free(g->mem_f);
 	free(g);
 }
 
@@ -533,47 +547,60 @@ static bool windows_edge_find(const struct opgraph *g, int64_t *s, int64_t *e, b
 }
 
 /*
- * Memory releases of a split backward. On the device of stage l (every
- * other stage there holding memory >= 0, FIFO, deltas a = F's > 0, b =
- * B's <= 0, w = W's < 0), F(l,i) starts only when the stage's memory with
- * it, (i+1) a + nB b + nW w, is within the limit, nB and nW the B's and
- * W's of l run before it: by FIFO B(l, 0..nB-1) and W(l, 0..nW-1), with
- * nW <= nB (a W follows its B) and nB <= i (a B follows its F). Having
- * run on the same device, they ended before F(l,i) starts, so
- *     s(F(l,i)) >= min over such (nB, nW) of max(end B(l,nB-1), end W(l,nW-1)),
- * each nB taking the fewest W's it needs. The memory-window arcs are the
- * extreme choices (all B's, or the fewest W's); this takes the best mix.
- * False when no (nB, nW) fits: no schedule does.
+ * Memory releases. On the device of stage y (every stage there holding
+ * memory >= 0 at every point, FIFO), F(y,i) starts only when the device's
+ * memory with it is within the limit. By then y holds i forwards and each
+ * ancestor z of y on the device i + 1 (F(z,j) precedes F(y,j)), less what
+ * their B's and W's of micro-batches j < i gave back (a later one waits
+ * for F(y,j), j >= i); the device's other stages hold >= 0. So the frees
+ * that ended before F(y,i) starts must sum to at least
+ *     need = (i + 1) (a_y + sum_z a_z) - limit,
+ * and each of them ended no sooner than its earliest end: the start is at
+ * least the earliest t at which the frees whose earliest ends are <= t
+ * sum to need. On a device of one stage this is the mix of
+ * B's and W's a split backward needs (the memory-window arcs are its
+ * extreme choices); on a V or interleaved placement it counts the earlier
+ * chunk's activations too. False when all the frees cannot reach need.
  */
-static bool windows_split_memory(const struct opgraph *g, int64_t *s, bool *dirty,
-				 bool *changed)
+static bool windows_memory(const struct opgraph *g, int64_t *s, bool *dirty, bool *changed)
 {
 	const struct instance *in = g->in;
-	if (!g->split_memory)
+	if (!g->mem_credit_start)
 		return true;
 	int L = in->stages, M = in->microbatches;
-	for (int l = 0; l < L; l++) {
-		if (!g->split_memory[l])
+	int64_t *t = g->mem_t, *f = g->mem_f;   /* the frees by earliest end */
+	for (int y = 0; y < L; y++) {
+		int c0 = g->mem_credit_start[y], c1 = g->mem_credit_start[y + 1], len = 0;
+		if (c0 == c1)
 			continue;
-		int64_t a = in->mem[OP_F][l], b = -in->mem[OP_B][l], w = -in->mem[OP_W][l];
-		int64_t lim = in->limit[in->stage_device[l]];
-		int64_t db = g->dur[inst_op_id(in, OP_B, l, 0)], dw = g->dur[inst_op_id(in, OP_W, l, 0)];
+		int64_t per = 0, lim = in->limit[in->stage_device[y]];
+		for (int c = c0; c < c1; c++)
+			per += in->mem[OP_F][g->mem_credit[c]];
 		for (int i = 0; i < M; i++) {
-			int64_t need = (i + 1) * a - lim, best = INT64_MAX;
+			for (int c = c0; c < c1 && i > 0; c++)
+				for (int k = OP_B; k < in->kinds && k <= OP_W; k++) {
+					int z = g->mem_credit[c], o = inst_op_id(in, k, z, i - 1);
+					int64_t fr = -in->mem[k][z], end = s[o] + g->dur[o];
+					if (fr <= 0)
+						continue;
+					int x = len++;
+					for (; x > 0 && t[x - 1] > end; x--) {
+						t[x] = t[x - 1];
+						f[x] = f[x - 1];
+					}
+					t[x] = end;
+					f[x] = fr;
+				}
+			int64_t need = (i + 1) * per - lim, got = 0, at = 0;
 			if (need <= 0)
 				continue;
-			for (int nb = 0; nb <= i; nb++) {
-				int64_t rem = need - nb * b, nw = rem <= 0 ? 0 : (rem + w - 1) / w;
-				if (nw > nb)
-					continue;
-				int64_t t = nb ? s[inst_op_id(in, OP_B, l, nb - 1)] + db : 0;
-				int64_t tw = nw ? s[inst_op_id(in, OP_W, l, (int)nw - 1)] + dw : 0;
-				t = tw > t ? tw : t;
-				best = t < best ? t : best;
+			for (int x = 0; x < len && got < need; x++) {
+				got += f[x];
+				at = t[x];
 			}
-			if (best == INT64_MAX)
+			if (got < need)
 				return false;
-			*changed |= raise_start(g, s, inst_op_id(in, OP_F, l, i), best, dirty);
+			*changed |= raise_start(g, s, inst_op_id(in, OP_F, y, i), at, dirty);
 		}
 	}
 	return true;
@@ -591,7 +618,7 @@ bool opgraph_propagate(const struct opgraph *g, int npairs, const int (*pairs)[2
 		changed = windows_relax_pairs(g, npairs, pairs, fixed, start_lb, end_ub, nfixed,
 					      dirty);
 		changed |= windows_relax_arcs(g, start_lb, end_ub, dirty);
-		if (!windows_split_memory(g, start_lb, dirty, &changed) ||
+		if (!windows_memory(g, start_lb, dirty, &changed) ||
 		    !windows_edge_find(g, start_lb, end_ub, dirty, &changed))
 			return false;
 	}

@@ -65,8 +65,10 @@ struct opgraph {
 	int *ef_ord;              /* scratch of opgraph_windows' edge finding */
 	int64_t *ef_buf;
 	bool *ef_dirty;           /* [devices] */
-	bool *split_memory;       /* [stages] split-backward memory releases
-	                             apply (opgraph.c), or NULL */
+	int *mem_credit_start;    /* [stages+1] CSR of the memory releases'
+	                             stages (opgraph.c memory_credits), or NULL */
+	int *mem_credit;
+	int64_t *mem_t, *mem_f;   /* their scratch */
 };
 
 struct opgraph *opgraph_new(const struct instance *in, struct error *err);
