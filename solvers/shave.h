@@ -24,7 +24,7 @@
  * units short on five; p8 m32 fused, comm 1, unit costs: 180 in about
  * 7 s (the closed forms 173, CBC after 60 s 176). On split backward it
  * raised nothing until the windows took the memory the weight passes
- * free (formulate/opgraph.c, windows_split_memory); since, p4 m32 and
+ * free (formulate/opgraph.c, windows_memory); since, p4 m32 and
  * p8 m32 split, p activations, comm 1 are proven 131 and 147 (open at
  * 131/130 and 147/146 after 60 s of MILP).
  */
