@@ -164,8 +164,8 @@ static bool target_stands(struct shaver *sh, int64_t T, bool *finished)
  * decisions contradict each other, and then no schedule has them), and
  * the simulator times it at the earliest, memory checked. Kept when
  * valid and ending by T; otherwise no schedule with those orders ends by
- * T (the windows model memory only through the arcs, so a leaf can break
- * a limit), and the search goes on. Branching on orders, not start
+ * T (the windows hold memory only in part, so a leaf can break a limit),
+ * and the search goes on. Branching on orders, not start
  * times, a leaf is one set of orders: ops whose times do not matter are
  * not enumerated. A search that runs out of nodes proves that no
  * schedule ends by T.
@@ -202,16 +202,19 @@ static int pick_pair(const struct shaver *sh, signed char *first)
 	return best;
 }
 
-/* The schedule of a leaf's orders, if the simulator finds it valid and
- * ending by T. */
-static struct schedule *leaf_schedule(const struct shaver *sh, struct sim *sim, int64_t T)
+/* The schedule of a leaf's orders into *out if the simulator finds it
+ * valid and ending by T, else NULL; an error only out of memory (never
+ * read as "no schedule": that would be a wrong proof). */
+static enum status leaf_schedule(const struct shaver *sh, struct sim *sim, int64_t T,
+				 struct schedule **out, struct error *err)
 {
 	const struct opgraph *g = sh->g;
 	const struct instance *in = g->in;
 	int M = in->microbatches, L = in->stages, n = g->n;
 	struct schedule *sc = schedule_new(in->devices);
 	int *pos = calloc(n + 1, sizeof *pos), *ord = malloc((g->dev_most + 1) * sizeof *ord);
-	bool ok = sc && pos && ord;
+	bool mem = sc && pos && ord, ok = mem;
+	*out = NULL;
 	for (int p = 0; p < sh->npairs && ok; p++)
 		pos[sh->fixed[p] ? sh->pairs[p][1] : sh->pairs[p][0]]++;
 	for (int d = 0; d < g->devices && ok; d++) {
@@ -219,7 +222,7 @@ static struct schedule *leaf_schedule(const struct shaver *sh, struct sim *sim, 
 		const int *ops = g->dev_ops + g->dev_start[d];
 		for (int t = 0; t < m; t++)
 			ord[t] = -1;
-		for (int t = 0; t < m && ok; t++) {
+		for (int t = 0; t < m && ok; t++) {   /* a place each, or a contradiction */
 			for (int u = 0; u < m; u++)
 				pos[ops[t]] += u != t && opgraph_precedes(g, ops[u], ops[t]);
 			ok = pos[ops[t]] < m && ord[pos[ops[t]]] < 0;
@@ -227,15 +230,17 @@ static struct schedule *leaf_schedule(const struct shaver *sh, struct sim *sim, 
 				ord[pos[ops[t]]] = ops[t];
 		}
 		for (int t = 0; t < m && ok; t++)
-			ok = !schedule_push(sc, d, ord[t] / (L * M), ord[t] / M % L, ord[t] % M);
+			mem = ok = !schedule_push(sc, d, ord[t] / (L * M), ord[t] / M % L, ord[t] % M);
 	}
 	free(pos);
 	free(ord);
 	struct sim_result res;
-	if (ok && !sim_run(sim, sc, &res, NULL) && res.objective <= T)
-		return sc;
+	if (ok && !sim_run(sim, sc, &res, NULL) && res.objective <= T) {
+		*out = sc;
+		return STATUS_OK;
+	}
 	schedule_free(sc);
-	return NULL;
+	return mem ? STATUS_OK : err_set(err, "bound: out of memory");
 }
 
 /* Whether the search at T finished (found, or proved none) within
@@ -266,7 +271,11 @@ static enum status search_target(struct shaver *sh, int64_t T, double seconds, s
 		int p = pick_pair(sh, &first);
 		bool ok;
 		if (p < 0) {   /* every order decided */
-			*found = leaf_schedule(sh, sim, T);
+			if (leaf_schedule(sh, sim, T, found, err)) {
+				free(fr);
+				free(saved);
+				return STATUS_ERROR;
+			}
 			if (*found) {
 				*finished = true;
 				break;
