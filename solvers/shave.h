@@ -40,7 +40,8 @@
 
 /* Whether shaving bounds apply: the makespan, and one op at a time on
  * every device (no F&B pairs that gain; recompute and offload neither,
- * whose ops the windows do not model). */
+ * whose ops the windows do not model), at most 20,000 ops (shave.c
+ * SHAVE_MAX_OPS). */
 bool shave_takes(const struct instance *in);
 
 /* Whether the search at a standing target is worth its time: where the
