@@ -57,24 +57,6 @@ static const struct opt bound_table[] = {
 	 .help = "seconds for the window bounds (relaxations solved exactly)"},
 	{0}};
 
-/* The shaving bound from `from` up to the best family's objective. */
-static enum status shave_of(const struct instance *in, double seconds, int64_t from,
-			    struct shave_result *r, struct error *err)
-{
-	struct shave_options so = {.time_limit = seconds, .lower_bound = from,
-				   .upper_bound = exact_upper_bound(in, NULL)};
-	return shave_bound(in, &so, r, err);
-}
-
-/* The window bounds from `from` up to the best family's objective. */
-static enum status windows_of(const struct instance *in, double seconds, int64_t from,
-			      struct relax_result *r, struct error *err)
-{
-	struct relax_options ro = {.time_limit = seconds, .lower_bound = from,
-				   .upper_bound = exact_upper_bound(in, NULL)};
-	return relax_bound(in, &ro, r, err);
-}
-
 int cmd_bound(int argc, char **argv)
 {
 	struct bound_opts o = {0};
@@ -89,19 +71,29 @@ int cmd_bound(int argc, char **argv)
 	double t0 = cli_now();
 	struct error err;
 	struct instance *in;
-	struct bounds b;
+	struct bounds b = {0};
 	if (instance_read(path, &in, &err))
 		return cli_fail(json, &err);
+	/* the shaving bound from the closed forms, then the window bounds
+	 * from there, each up to the best family's objective */
 	struct relax_result wr = {.lo = -1};
 	struct shave_result sr = {0};
-	if (bound_compute(in, &b, &err) ||
-	    (o.shave > 0 && shave_of(in, o.shave, b.best, &sr, &err))) {
-		instance_free(in);
-		return cli_fail(json, &err);
+	enum status st = bound_compute(in, &b, &err);
+	int64_t upper = !st && (o.shave > 0 || o.windows > 0) ? exact_upper_bound(in, NULL)
+							      : INT64_MAX;
+	if (!st && o.shave > 0) {
+		struct shave_options so = {.time_limit = o.shave, .lower_bound = b.best,
+					   .upper_bound = upper};
+		st = shave_bound(in, &so, &sr, &err);
 	}
 	bool by_shave = o.shave > 0 && sr.bound > b.best;
 	int64_t best = by_shave ? sr.bound : b.best;
-	if (o.windows > 0 && windows_of(in, o.windows, best, &wr, &err)) {
+	if (!st && o.windows > 0) {
+		struct relax_options ro = {.time_limit = o.windows, .lower_bound = best,
+					   .upper_bound = upper};
+		st = relax_bound(in, &ro, &wr, &err);
+	}
+	if (st) {
 		instance_free(in);
 		return cli_fail(json, &err);
 	}

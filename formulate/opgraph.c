@@ -36,15 +36,32 @@ static bool arc_add(struct arc_list *a, int from, int to, int64_t lag)
 	return true;
 }
 
+/* Whether every stage on device d holds memory >= 0 at every point of any
+ * order: a stage's memory is (nF - nB) F + (nB - nW) (F + B) + nW (F + B
+ * + W) with nW <= nB <= nF, so its prefix sums F, F + B, F + B + W must
+ * be >= 0 (the memory windows and the memory releases, windows_memory,
+ * count one stage, or a stage and its ancestors, against the whole
+ * device's limit on it). */
+static bool device_memory_nonneg(const struct instance *in, int d)
+{
+	for (int z = 0; z < in->stages; z++) {
+		int64_t a = in->mem[OP_F][z], b = in->mem[OP_B][z];
+		int64_t w = in->split_backward ? in->mem[OP_W][z] : 0;
+		if (in->stage_device[z] == d && (a < 0 || a + b < 0 || a + b + w < 0))
+			return false;
+	}
+	return true;
+}
+
 /*
  * Memory windows. On the device of stage l, consider the moment F(l,j+K)
  * starts while B(l,j) has not started. Stage l then holds j+K+1 forwards,
  * at most j backwards and at most as many W's, so its share of memory is
  *     (j+K+1) a + nB b + nW w  >=  (j+K+1) a + j (b + w)  =  (K+1) a
- * when a = F delta > 0 and b, w <= 0 (so more B's and W's only lower it).
- * Every other stage on the device holds a prefix of F, F+B, F+B+W, all
- * >= 0 when its W delta is <= 0. With K = floor(limit / a), (K+1) a
- * exceeds the limit: B(l,j) must start before F(l,j+K), an arc. With
+ * when a = F delta > 0 and b, w <= 0 (so more B's and W's only lower it;
+ * the deltas sum to 0, instance.c). Every other stage on the device holds
+ * memory >= 0 (device_memory_nonneg, above). With K = floor(limit / a),
+ * (K+1) a exceeds the limit: B(l,j) must start before F(l,j+K), an arc. With
  * F&B overlap the two cannot run as one pair either: a pair charges its F
  * first, at the same count. So F(l,j+K) starts after B(l,j), or the pair
  * B(l,j) runs in, has ended.
@@ -57,14 +74,9 @@ static bool window_arcs(const struct instance *in, struct arc_list *a, int *coun
 	int L = in->stages, M = in->microbatches;
 	for (int l = 0; l < L; l++) {
 		int d = in->stage_device[l];
-		bool nonneg = true;
-		for (int s = 0; s < L; s++)
-			if (in->stage_device[s] == d && in->split_backward &&
-			    in->mem[OP_W][s] > 0)
-				nonneg = false;
 		int64_t fa = in->mem[OP_F][l], b = in->mem[OP_B][l];
 		int64_t w = in->split_backward ? in->mem[OP_W][l] : 0;
-		if (!nonneg || fa <= 0 || b > 0 || w > 0)
+		if (!device_memory_nonneg(in, d) || fa <= 0 || b > 0 || w > 0)
 			continue;
 		int64_t K = in->limit[d] / fa;
 		for (int j = 0; j + K < M; j++) {
@@ -175,17 +187,20 @@ static bool device_lists(struct opgraph *g)
 	for (int o = 0; o < g->n; o++)
 		g->dev_ops[g->dev_start[g->device[o]] + fill[g->device[o]]++] = o;
 	free(fill);
-	for (int d = 0; d < D; d++)   /* the sorted orders, kept between calls */
-		for (int x = 0; x < 4; x++)
-			for (int t = 0; t < g->dev_start[d + 1] - g->dev_start[d]; t++)
-				g->ef_ord[4 * g->dev_start[d] + x * (g->dev_start[d + 1] - g->dev_start[d]) + t] = t;
+	/* the four sorted orders of each device (by start and by end, and the
+	 * mirror's), kept between calls: the identity to begin with */
+	for (int d = 0; d < D; d++) {
+		int m = g->dev_start[d + 1] - g->dev_start[d];
+		for (int t = 0; t < 4 * m; t++)
+			g->ef_ord[4 * g->dev_start[d] + t] = t % m;
+	}
 	return true;
 }
 
 /* The memory releases' credit lists (windows_memory): for each stage y
  * whose forward takes memory, y and its ancestors on y's device, when
- * every stage there holds memory >= 0 at every point (F >= 0, B and W <=
- * 0, F + B + W >= 0); an empty list where the rule is off. */
+ * every stage there holds memory >= 0 (device_memory_nonneg); an empty
+ * list where the rule is off. */
 static bool memory_credits(struct opgraph *g)
 {
 	const struct instance *in = g->in;
@@ -202,13 +217,7 @@ static bool memory_credits(struct opgraph *g)
 	int n = 0;
 	for (int y = 0; y < L; y++) {
 		int d = in->stage_device[y];
-		bool holds = in->mem[OP_F][y] > 0;
-		for (int z = 0; z < L && holds; z++) {
-			int64_t a = in->mem[OP_F][z], b = in->mem[OP_B][z];
-			int64_t w = in->split_backward ? in->mem[OP_W][z] : 0;
-			if (in->stage_device[z] == d)
-				holds = a >= 0 && b <= 0 && w <= 0 && a + b + w >= 0;
-		}
+		bool holds = in->mem[OP_F][y] > 0 && device_memory_nonneg(in, d);
 		g->mem_credit_start[y] = n;
 		for (int z = 0; z < L && holds; z++)
 			if (z == y || (in->stage_device[z] == d &&

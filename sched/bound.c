@@ -932,6 +932,14 @@ static void keep_larger(int64_t v, int where, int64_t *best, int *at)
  * Shares in 1/PAIR_SCALE, rounded down (shorter jobs: still a bound). */
 #define PAIR_SCALE 64
 
+/* Every job at its full cost (WORK_INIT's shares). */
+static void full_shares(struct work *w)
+{
+	for (int k = 0; k < OP_KINDS; k++)
+		w->keep[k] = 1;
+	w->scale = 1;
+}
+
 static void pair_shares(struct work *w, double lambda)
 {
 	double cut_f = lambda * (1 - w->in->overlap), cut_b = (1 - lambda) * (1 - w->in->overlap);
@@ -985,7 +993,7 @@ static void bounds_for(struct work *w, int d, int *idx,
 			keep_larger(round_trip_bound(w, &rk, e), e, &b->round_trip,
 				    &b->round_trip_at);
 	}
-	w->keep[OP_F] = w->keep[OP_B] = w->keep[OP_W] = w->scale = 1;
+	full_shares(w);
 	for (int e = from; e < to && limited; e++) {
 		if (!w->pairs)   /* it charges the device's whole load */
 			keep_larger(memory_bound(w, e, idx), e, &b->memory, &b->memory_at);

@@ -43,13 +43,20 @@ bool shave_search_takes(const struct instance *in)
 	return true;
 }
 
-/* The windows of one target and a scratch copy for the questions. */
+/* Windows (earliest starts s, latest ends e) and the pair orders decided
+ * (fixed, opgraph_windows), over one allocation or a slice of one. */
+struct wset {
+	signed char *fixed;
+	int64_t *s, *e;
+};
+
+/* The windows of one target and a scratch copy for the questions (both
+ * in one block, shave_bound). */
 struct shaver {
 	const struct opgraph *g;
 	int npairs;
 	const int (*pairs)[2];
-	signed char *fixed, *fixed2;
-	int64_t *s, *e, *s2, *e2;
+	struct wset w, x;
 	long propagations;
 	double t0, limit;
 	bool out_of_time;
@@ -63,29 +70,47 @@ static bool time_up(struct shaver *sh)
 	return sh->out_of_time;
 }
 
-/* Propagation of the base windows after op `from`'s shrank (-1: all). */
-static bool propagate(struct shaver *sh, int from)
+/* The bytes of one wset in a block of them: the times first, the orders
+ * after, padded so that the next set's times stay aligned. */
+static size_t wset_bytes(const struct shaver *sh)
+{
+	size_t orders = ((size_t)sh->npairs + 1 + sizeof(int64_t) - 1) / sizeof(int64_t);
+	return (2 * (size_t)sh->g->n + orders) * sizeof(int64_t);
+}
+
+/* The wset at slice k of a block (malloc'd, so aligned for int64_t). */
+static struct wset wset_at(const struct shaver *sh, int64_t *block, size_t k)
+{
+	int64_t *t = block + k * (wset_bytes(sh) / sizeof(int64_t));
+	return (struct wset){(signed char *)(t + 2 * (size_t)sh->g->n), t, t + sh->g->n};
+}
+
+static void wset_copy(const struct shaver *sh, const struct wset *to, const struct wset *from)
+{
+	memcpy(to->fixed, from->fixed, sh->npairs + 1);
+	memcpy(to->s, from->s, sh->g->n * sizeof *to->s);
+	memcpy(to->e, from->e, sh->g->n * sizeof *to->e);
+}
+
+/* Propagation of x after op `from`'s window shrank (-1: any may have). */
+static bool propagate(struct shaver *sh, const struct wset *x, int from)
 {
 	int nf = 0;
 	sh->propagations++;
-	return opgraph_propagate(sh->g, sh->npairs, sh->pairs, sh->fixed, sh->s, sh->e, &nf, from);
+	return opgraph_propagate(sh->g, sh->npairs, sh->pairs, x->fixed, x->s, x->e, &nf, from);
 }
 
 /* Whether the windows stay nonempty with op o's start cut to [lo, hi]
- * (on a copy: the base windows are left as they are). */
+ * (on the scratch copy: the target's windows are left as they are). */
 static bool may_start_within(struct shaver *sh, int o, int64_t lo, int64_t hi)
 {
 	const struct opgraph *g = sh->g;
-	memcpy(sh->fixed2, sh->fixed, sh->npairs + 1);
-	memcpy(sh->s2, sh->s, g->n * sizeof *sh->s);
-	memcpy(sh->e2, sh->e, g->n * sizeof *sh->e);
-	if (lo > sh->s2[o])
-		sh->s2[o] = lo;
-	if (hi + g->dur[o] < sh->e2[o])
-		sh->e2[o] = hi + g->dur[o];
-	int nf = 0;
-	sh->propagations++;
-	return opgraph_propagate(g, sh->npairs, sh->pairs, sh->fixed2, sh->s2, sh->e2, &nf, o);
+	wset_copy(sh, &sh->x, &sh->w);
+	if (lo > sh->x.s[o])
+		sh->x.s[o] = lo;
+	if (hi + g->dur[o] < sh->x.e[o])
+		sh->x.e[o] = hi + g->dur[o];
+	return propagate(sh, &sh->x, o);
 }
 
 /* The largest delta in [0, width) for which the cut fails, by bisection
@@ -95,7 +120,7 @@ static int64_t shave_width(struct shaver *sh, int o, int64_t width, bool early)
 {
 	int64_t lo = 0, hi = width - 1;   /* fails at lo */
 	while (lo < hi && !time_up(sh)) {
-		int64_t mid = (lo + hi + 1) / 2, s = sh->s[o], last = sh->e[o] - sh->g->dur[o];
+		int64_t mid = (lo + hi + 1) / 2, s = sh->w.s[o], last = sh->w.e[o] - sh->g->dur[o];
 		bool fits = early ? may_start_within(sh, o, s, s + mid)
 				  : may_start_within(sh, o, last - mid, last);
 		if (fits)
@@ -113,20 +138,20 @@ static int shave_op(struct shaver *sh, int o)
 	const struct opgraph *g = sh->g;
 	int shrank = 0;
 	for (int side = 0; side < 2; side++) {
-		int64_t last = sh->e[o] - g->dur[o], width = last - sh->s[o];
+		int64_t last = sh->w.e[o] - g->dur[o], width = last - sh->w.s[o];
 		if (width <= 0 || time_up(sh))
 			break;
 		bool early = side == 0;
-		if (early ? may_start_within(sh, o, sh->s[o], sh->s[o])
+		if (early ? may_start_within(sh, o, sh->w.s[o], sh->w.s[o])
 			  : may_start_within(sh, o, last, last))
 			continue;
 		int64_t d = shave_width(sh, o, width, early) + 1;
 		if (early)
-			sh->s[o] += d;
+			sh->w.s[o] += d;
 		else
-			sh->e[o] -= d;
+			sh->w.e[o] -= d;
 		shrank = 1;
-		if (!propagate(sh, o))
+		if (!propagate(sh, &sh->w, o))
 			return -1;
 	}
 	return shrank;
@@ -140,7 +165,7 @@ static bool target_stands(struct shaver *sh, int64_t T, bool *finished)
 	int nf;
 	*finished = false;
 	sh->propagations++;
-	if (!opgraph_windows(g, T, sh->npairs, sh->pairs, sh->fixed, sh->s, sh->e, &nf))
+	if (!opgraph_windows(g, T, sh->npairs, sh->pairs, sh->w.fixed, sh->w.s, sh->w.e, &nf))
 		return false;
 	for (int pass = 0; pass < SHAVE_PASSES; pass++) {
 		bool shrank = false;
@@ -191,11 +216,11 @@ struct frame {
  * first); -1 when every pair is decided. */
 static int pick_pair(const struct shaver *sh, signed char *first)
 {
-	const int64_t *s = sh->s;
+	const int64_t *s = sh->w.s;
 	int best = -1;
 	int64_t b0 = 0, b1 = 0;
 	for (int p = 0; p < sh->npairs; p++) {
-		if (sh->fixed[p] >= 0)
+		if (sh->w.fixed[p] >= 0)
 			continue;
 		int a = sh->pairs[p][0], b = sh->pairs[p][1];
 		int64_t lo = s[a] < s[b] ? s[a] : s[b], hi = s[a] < s[b] ? s[b] : s[a];
@@ -209,11 +234,12 @@ static int pick_pair(const struct shaver *sh, signed char *first)
 	return best;
 }
 
-/* The schedule of a leaf's orders into *out if the simulator finds it
- * valid and ending by T, else NULL; an error only out of memory (never
- * read as "no schedule": that would be a wrong proof). */
+/* The schedule of a leaf's orders into *out, its simulated objective in
+ * *objective, if the simulator finds it valid and ending by T, else NULL;
+ * an error only out of memory (never read as "no schedule": that would
+ * be a wrong proof). */
 static enum status leaf_schedule(const struct shaver *sh, struct sim *sim, int64_t T,
-				 struct schedule **out, struct error *err)
+				 struct schedule **out, int64_t *objective, struct error *err)
 {
 	const struct opgraph *g = sh->g;
 	const struct instance *in = g->in;
@@ -223,7 +249,7 @@ static enum status leaf_schedule(const struct shaver *sh, struct sim *sim, int64
 	bool mem = sc && pos && ord, ok = mem;
 	*out = NULL;
 	for (int p = 0; p < sh->npairs && ok; p++)
-		pos[sh->fixed[p] ? sh->pairs[p][1] : sh->pairs[p][0]]++;
+		pos[sh->w.fixed[p] ? sh->pairs[p][1] : sh->pairs[p][0]]++;
 	for (int d = 0; d < g->devices && ok; d++) {
 		int m = g->dev_start[d + 1] - g->dev_start[d];
 		const int *ops = g->dev_ops + g->dev_start[d];
@@ -244,6 +270,7 @@ static enum status leaf_schedule(const struct shaver *sh, struct sim *sim, int64
 	struct sim_result res;
 	if (ok && !sim_run(sim, sc, &res, NULL) && res.objective <= T) {
 		*out = sc;
+		*objective = res.objective;
 		return STATUS_OK;
 	}
 	schedule_free(sc);
@@ -252,53 +279,46 @@ static enum status leaf_schedule(const struct shaver *sh, struct sim *sim, int64
 
 /* Whether the search at T finished (found, or proved none) within
  * `seconds` (<= 0: the shaver's limit only); *found the schedule when one
- * ends by T. Starts from the windows in sh (shaved). */
+ * ends by T, *objective its simulated objective. Starts from the windows
+ * in sh->w (shaved). */
 static enum status search_target(struct shaver *sh, int64_t T, double seconds, struct sim *sim,
-				 struct schedule **found, bool *finished, long *nodes,
-				 struct error *err)
+				 struct schedule **found, int64_t *objective, bool *finished,
+				 long *nodes, struct error *err)
 {
 	double until = seconds > 0 ? clock_seconds() + seconds : 0;
-	const struct opgraph *g = sh->g;
-	int n = g->n, np = sh->npairs;
-	size_t state = (size_t)np + 1 + 2 * (size_t)n * sizeof(int64_t);
+	int np = sh->npairs;
 	*found = NULL;
 	*finished = false;
-	if ((size_t)(np + 1) * state > (size_t)SEARCH_MAX_BYTES)
+	if ((size_t)(np + 1) * wset_bytes(sh) > (size_t)SEARCH_MAX_BYTES)
 		return STATUS_OK;
 	struct frame *fr = malloc((np + 1) * sizeof *fr);
-	unsigned char *saved = malloc((np + 1) * state);
+	int64_t *saved = malloc((np + 1) * wset_bytes(sh));
 	if (!fr || !saved) {
 		free(fr);
 		free(saved);
 		return err_set(err, "bound: out of memory");
 	}
-	int depth = 0, nf = 0;
+	enum status st = STATUS_OK;
+	int depth = 0;
 	while (!time_up(sh) && !(until > 0 && clock_seconds() > until)) {
 		signed char first;
 		int p = pick_pair(sh, &first);
 		bool ok;
 		if (p < 0) {   /* every order decided */
-			if (leaf_schedule(sh, sim, T, found, err)) {
-				free(fr);
-				free(saved);
-				return STATUS_ERROR;
-			}
+			if ((st = leaf_schedule(sh, sim, T, found, objective, err)))
+				break;
 			if (*found) {
 				*finished = true;
 				break;
 			}
 			ok = false;
 		} else {
-			unsigned char *m = saved + (size_t)depth * state;
-			memcpy(m, sh->fixed, np + 1);
-			memcpy(m + np + 1, sh->s, n * sizeof *sh->s);
-			memcpy(m + np + 1 + n * sizeof *sh->s, sh->e, n * sizeof *sh->e);
+			struct wset m = wset_at(sh, saved, depth);
+			wset_copy(sh, &m, &sh->w);
 			fr[depth++] = (struct frame){p, (signed char)!first};
-			sh->fixed[p] = first;
+			sh->w.fixed[p] = first;
 			(*nodes)++;
-			sh->propagations++;
-			ok = opgraph_propagate(g, np, sh->pairs, sh->fixed, sh->s, sh->e, &nf,
-					       sh->pairs[p][0]);
+			ok = propagate(sh, &sh->w, sh->pairs[p][0]);
 		}
 		while (!ok) {   /* the deepest branch whose second order is left */
 			if (!depth) {
@@ -306,22 +326,18 @@ static enum status search_target(struct shaver *sh, int64_t T, double seconds, s
 				break;
 			}
 			struct frame f = fr[--depth];
-			unsigned char *m = saved + (size_t)depth * state;
-			memcpy(sh->fixed, m, np + 1);
-			memcpy(sh->s, m + np + 1, n * sizeof *sh->s);
-			memcpy(sh->e, m + np + 1 + n * sizeof *sh->s, n * sizeof *sh->e);
-			sh->fixed[f.pair] = f.second;
+			struct wset m = wset_at(sh, saved, depth);
+			wset_copy(sh, &sh->w, &m);
+			sh->w.fixed[f.pair] = f.second;
 			(*nodes)++;
-			sh->propagations++;
-			ok = opgraph_propagate(g, np, sh->pairs, sh->fixed, sh->s, sh->e, &nf,
-					       sh->pairs[f.pair][0]);
+			ok = propagate(sh, &sh->w, sh->pairs[f.pair][0]);
 		}
 		if (*finished)
 			break;
 	}
 	free(fr);
 	free(saved);
-	return STATUS_OK;
+	return st;
 }
 
 /*
@@ -361,7 +377,7 @@ static enum status climb(struct shaver *sh, const struct shave_options *o, struc
 		if (!o->search || !fixpoint)
 			return STATUS_OK;
 		bool done = false;
-		if (search_target(sh, T, o->search_time, sim, &r->schedule, &done,
+		if (search_target(sh, T, o->search_time, sim, &r->schedule, &r->objective, &done,
 				  &r->search_nodes, err))
 			return STATUS_ERROR;
 		if (r->schedule || !done) {
@@ -390,40 +406,22 @@ enum status shave_bound(const struct instance *in, const struct shave_options *o
 	int (*pairs)[2] = NULL;
 	sh.npairs = opgraph_open_pairs(g, &pairs);
 	sh.pairs = (const int (*)[2])pairs;
-	size_t n = g->n * sizeof(int64_t);
-	sh.fixed = malloc(sh.npairs + 1);
-	sh.fixed2 = malloc(sh.npairs + 1);
-	sh.s = malloc(n);
-	sh.e = malloc(n);
-	sh.s2 = malloc(n);
-	sh.e2 = malloc(n);
+	int64_t *block = sh.npairs < 0 ? NULL : malloc(2 * wset_bytes(&sh));
+	struct sim *sim = o->search ? sim_new(in) : NULL;
 	enum status st = STATUS_OK;
-	if (sh.npairs < 0 || !sh.fixed || !sh.fixed2 || !sh.s || !sh.e || !sh.s2 || !sh.e2) {
+	if (!block || (o->search && !sim)) {
 		st = err_set(err, "bound: out of memory");
 	} else {
-		struct sim *sim = o->search ? sim_new(in) : NULL;
-		if (o->search && !sim)
-			st = err_set(err, "bound: out of memory");
-		if (!st)
-			st = climb(&sh, o, sim, r, err);
-		if (r->schedule) {
-			struct sim_result res;
-			if (sim_run(sim, r->schedule, &res, NULL))
-				st = err_set(err, "bound: the search's schedule does not simulate (a bug)");
-			r->objective = res.objective;
-		}
-		sim_free(sim);
+		sh.w = wset_at(&sh, block, 0);   /* the target's windows */
+		sh.x = wset_at(&sh, block, 1);   /* the questions' scratch */
+		st = climb(&sh, o, sim, r, err);
 	}
 	r->refuted = (int)(r->bound - o->lower_bound);
 	r->propagations = sh.propagations;
 	r->seconds = clock_seconds() - sh.t0;
+	sim_free(sim);
 	free(pairs);
-	free(sh.fixed);
-	free(sh.fixed2);
-	free(sh.s);
-	free(sh.e);
-	free(sh.s2);
-	free(sh.e2);
+	free(block);
 	opgraph_free(g);
 	return st;
 }
