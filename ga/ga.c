@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "ga/operators.h"
-#include "ga/rng.h"
+#include "common/rng.h"
 #include "sched/bound.h"
 #include "common/stop.h"
 #include "common/clock.h"

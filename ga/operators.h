@@ -8,7 +8,7 @@
 #define PIPEOPT_GA_OPERATORS_H
 
 #include "ga/genome.h"
-#include "ga/rng.h"
+#include "common/rng.h"
 
 enum mutation {
 	MUT_SWAP,       /* swap two adjacent genes that differ */

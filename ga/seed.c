@@ -229,29 +229,53 @@ static int64_t steady_period(const struct instance *in, const struct sim_result 
 	return span > 0 ? (span + (j2 - j1) - 1) / (j2 - j1) : 0;
 }
 
+/* The best valid seed so far (NULL: none) and its steady-state period. */
+static const struct schedule *best_seed(const struct instance *in, const struct ga_seed *v,
+					int n, int64_t *hint)
+{
+	const struct schedule *best = NULL;
+	int64_t obj = INT64_MAX;
+	struct sim *sim = sim_new(in);
+	struct sim_result r;
+	*hint = 0;
+	for (int i = 0; sim && i < n; i++)
+		if (v[i].schedule && sim_run(sim, v[i].schedule, &r, NULL) == STATUS_OK &&
+		    r.objective < obj) {
+			obj = r.objective;
+			best = v[i].schedule;
+			*hint = steady_period(in, &r);
+		}
+	sim_free(sim);
+	return best;
+}
+
 /* The periodic seed (ga_options.periodic), with the exact seed's time,
- * its search starting from the steady state of the best seed so far. */
+ * its search starting from the steady state of the best seed so far; then
+ * the cyclic seed (ga_options.cyclic) from the best seed, periodic
+ * included, with the same time. */
 static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 				 const struct instance *in, const struct ga_options *o,
 				 struct error *err)
 {
 	char note[200] = "";
 	struct schedule *s = NULL;
-	int64_t best = INT64_MAX, hint = 0;
-	struct sim *sim = sim_new(in);
-	struct sim_result r;
-	for (int i = 0; sim && i < *n; i++)
-		if ((*v)[i].schedule && sim_run(sim, (*v)[i].schedule, &r, NULL) == STATUS_OK &&
-		    r.objective < best) {
-			best = r.objective;
-			hint = steady_period(in, &r);
-		}
-	sim_free(sim);
+	int64_t hint;
+	best_seed(in, *v, *n, &hint);
 	if (o->periodic(o->exact_ctx, in, exact_seconds(o), hint, &s, note, sizeof note)) {
 		schedule_free(s);
 		s = NULL;
 	}
-	return push_seed(v, n, cap, "periodic", s, note, err);
+	enum status st = push_seed(v, n, cap, "periodic", s, note, err);
+	const struct schedule *start = st || !o->cyclic ? NULL : best_seed(in, *v, *n, &hint);
+	if (!start)
+		return st;
+	s = NULL;
+	note[0] = 0;
+	if (o->cyclic(o->exact_ctx, in, exact_seconds(o), hint, start, &s, note, sizeof note)) {
+		schedule_free(s);
+		s = NULL;
+	}
+	return push_seed(v, n, cap, "cyclic", s, note, err);
 }
 
 enum status ga_seeds_collect(const struct instance *in, const struct ga_options *o,

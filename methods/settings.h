@@ -105,6 +105,11 @@ enum status search_exact_seed(void *ctx, const struct instance *small, double se
 enum status search_periodic_seed(void *ctx, const struct instance *in, double seconds,
 				 int64_t hint, struct schedule **out, char *note, int note_len);
 
+/* The GA's cyclic seed through solvers/cyclic.c (ga_options.cyclic). */
+enum status search_cyclic_seed(void *ctx, const struct instance *in, double seconds,
+			       int64_t hint, const struct schedule *start, struct schedule **out,
+			       char *note, int note_len);
+
 /* The GA's local search of its best through solvers/lns.c
  * (ga_options.polish). */
 enum status search_polish(void *ctx, const struct instance *in, double seconds,

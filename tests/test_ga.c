@@ -26,7 +26,7 @@
 #include "ga/ga.h"
 #include "ga/genome.h"
 #include "ga/operators.h"
-#include "ga/rng.h"
+#include "common/rng.h"
 #include "sched/family.h"
 #include "sched/schedule.h"
 #include "sched/sim.h"

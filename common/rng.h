@@ -1,10 +1,10 @@
 /*
  * A small, fast, reproducible random number generator (xoshiro256**,
- * seeded by splitmix64), so that a GA run is the same for the same --seed
+ * seeded by splitmix64), so that a GA run (or any seeded search) is the same for the same --seed
  * on every platform.
  */
-#ifndef PIPEOPT_GA_RNG_H
-#define PIPEOPT_GA_RNG_H
+#ifndef PIPEOPT_COMMON_RNG_H
+#define PIPEOPT_COMMON_RNG_H
 
 #include <stdint.h>
 

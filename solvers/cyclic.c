@@ -1,0 +1,391 @@
+/* The local search over K-periodic orders (cyclic.h). */
+#include "solvers/cyclic.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/rng.h"
+#include "common/stop.h"
+#include "sched/sim.h"
+
+/* A node: op type (kind, stage) of micro-batch class r, offset k. */
+struct node {
+	int kind, stage, r;
+	int k;
+};
+
+/* The K-periodic order: device d's cyclic sequence is seq[off[d] ..
+ * off[d + 1]), node ids in their order within a cycle. */
+struct cyc {
+	const struct instance *in;
+	int K, nn;
+	struct node *node;   /* [nn] */
+	int *seq;            /* [nn] */
+	int *off;            /* [devices + 1] */
+};
+
+static void cyc_free(struct cyc *c)
+{
+	free(c->node);
+	free(c->seq);
+	free(c->off);
+	c->node = NULL;
+	c->seq = c->off = NULL;
+}
+
+bool cyclic_takes(const struct instance *in, int K)
+{
+	return K >= 1 && !inst_has_decisions(in) && in->microbatches >= 2 * K;
+}
+
+struct keyed {
+	int node;
+	long q;   /* position relative to the device's first node */
+	int Lc;
+};
+
+/* Cyclic order: by place within a cycle (q mod Lc), then by q. */
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+	long px = x->q % x->Lc, py = y->q % y->Lc;
+	if (px != py)
+		return px < py ? -1 : 1;
+	return (x->q > y->q) - (x->q < y->q);
+}
+
+/*
+ * The K-periodic order read off the middle of schedule s: node (o, r) of
+ * device d is op o of micro-batch j = cK + r, c = m / K / 2, at position
+ * rank in d's order. With q = rank - (the least rank of d's nodes) and Lc
+ * = d's nodes per cycle, the node sits in cycle k = q / Lc at place q mod
+ * Lc: for a schedule that is K-periodic around c (each cycle Lc ops, the
+ * same places), unrolling gives back s's middle exactly. Places taken
+ * twice (s not periodic there) keep s's relative order.
+ */
+static enum status cyc_from_schedule(struct cyc *c, const struct instance *in, int K,
+				     const struct schedule *s, struct error *err)
+{
+	int D = in->devices, L = in->stages, M = in->microbatches;
+	memset(c, 0, sizeof *c);
+	c->in = in;
+	c->K = K;
+	c->nn = in->kinds * L * K;
+	c->node = malloc((size_t)c->nn * sizeof *c->node);
+	c->seq = malloc((size_t)c->nn * sizeof *c->seq);
+	c->off = calloc((size_t)D + 1, sizeof *c->off);
+	long *pos = malloc((size_t)inst_nops(in) * sizeof *pos);
+	struct keyed *kv = malloc((size_t)c->nn * sizeof *kv);
+	if (!c->node || !c->seq || !c->off || !pos || !kv) {
+		free(pos);
+		free(kv);
+		cyc_free(c);
+		return err_set(err, "cyclic: out of memory");
+	}
+	for (int d = 0; d < D; d++)
+		for (int i = 0; i < s->rows[d].len; i++) {
+			const struct op *o = &s->rows[d].ops[i];
+			pos[inst_op_id(in, o->kind, o->stage, o->mb)] = i;
+		}
+	int j0 = (M / K / 2) * K, n = 0;
+	for (int d = 0; d < D; d++) {
+		c->off[d] = n;
+		int first = n;
+		long least = -1;
+		for (int kind = 0; kind < in->kinds; kind++)
+			for (int l = 0; l < L; l++) {
+				if (in->stage_device[l] != d)
+					continue;
+				for (int r = 0; r < K; r++) {
+					c->node[n] = (struct node){kind, l, r, 0};
+					kv[n] = (struct keyed){n, pos[inst_op_id(in, kind, l, j0 + r)], 0};
+					least = least < 0 || kv[n].q < least ? kv[n].q : least;
+					n++;
+				}
+			}
+		int Lc = n - first;
+		for (int i = first; i < n; i++) {
+			kv[i].q -= least;
+			kv[i].Lc = Lc;
+			c->node[kv[i].node].k = (int)(kv[i].q / Lc);
+		}
+		qsort(kv + first, (size_t)Lc, sizeof *kv, cmp_keyed);
+		for (int i = first; i < n; i++)
+			c->seq[i] = kv[i].node;
+	}
+	c->off[D] = n;
+	free(pos);
+	free(kv);
+	return STATUS_OK;
+}
+
+/* Unroll c into sc (rows emptied first): cycle after cycle, each node's
+ * op of micro-batch (n - k) K + r when that is in [0, m). */
+static enum status cyc_unroll(const struct cyc *c, struct schedule *sc)
+{
+	const struct instance *in = c->in;
+	int M = in->microbatches, K = c->K, cycles = (M + K - 1) / K;
+	for (int d = 0; d < in->devices; d++) {
+		sc->rows[d].len = 0;
+		int kmin = 0, kmax = 0;
+		for (int i = c->off[d]; i < c->off[d + 1]; i++) {
+			int k = c->node[c->seq[i]].k;
+			kmin = i == c->off[d] || k < kmin ? k : kmin;
+			kmax = i == c->off[d] || k > kmax ? k : kmax;
+		}
+		for (int n = kmin; n < kmax + cycles; n++)
+			for (int i = c->off[d]; i < c->off[d + 1]; i++) {
+				const struct node *v = &c->node[c->seq[i]];
+				int j = (n - v->k) * K + v->r;
+				if (j >= 0 && j < M && schedule_push(sc, d, v->kind, v->stage, j))
+					return STATUS_ERROR;
+			}
+	}
+	return STATUS_OK;
+}
+
+/* A schedule's score: the objective, then the sum of the ops' ends (a
+ * tie-break that lets the search cross plateaus of the objective by
+ * moving work earlier). */
+struct score {
+	int64_t obj, sum;
+};
+
+static bool better(struct score a, struct score b)
+{
+	return a.obj < b.obj || (a.obj == b.obj && a.sum < b.sum);
+}
+
+/* The longest block a move takes (a run of a device's nodes moved as one:
+ * an F and its B on the V's turning device must move past the other
+ * chunk's B and W together, or memory breaks between the two moves). */
+#define BLOCK_MAX 3
+
+struct search {
+	struct cyc c;
+	struct schedule *sc;
+	struct sim *sim;
+	long evaluations;   /* this round's */
+};
+
+/* Unroll and simulate; obj INT64_MAX when not valid. */
+static struct score evaluate(struct search *s)
+{
+	struct score sc = {INT64_MAX, INT64_MAX};
+	struct sim_result r;
+	s->evaluations++;
+	if (cyc_unroll(&s->c, s->sc) || sim_run(s->sim, s->sc, &r, NULL))
+		return sc;
+	sc.obj = r.objective;
+	sc.sum = 0;
+	for (int i = 0, n = inst_nops(s->c.in); i < n; i++)
+		sc.sum += r.end[i];
+	return sc;
+}
+
+/* Move the block of len nodes at places a .. a + len - 1 of device d's
+ * sequence so that it starts at place b (b <= Lc - len), the blocks'
+ * offsets changed by dk; undone by move(d, b, a, len, -dk). */
+static void move(struct cyc *c, int d, int a, int b, int len, int dk)
+{
+	int *q = c->seq + c->off[d], blk[BLOCK_MAX];
+	memcpy(blk, q + a, (size_t)len * sizeof *q);
+	if (a < b)
+		memmove(q + a, q + a + len, (size_t)(b - a) * sizeof *q);
+	else if (b < a)
+		memmove(q + b + len, q + b, (size_t)(a - b) * sizeof *q);
+	memcpy(q + b, blk, (size_t)len * sizeof *q);
+	for (int i = 0; i < len; i++)
+		c->node[blk[i]].k += dk;
+}
+
+static bool time_left(double end)
+{
+	return !stop_requested() && clock_seconds() < end;
+}
+
+static void keep_best(const struct cyc *c, int *seq, int *k)
+{
+	memcpy(seq, c->seq, (size_t)c->nn * sizeof *seq);
+	for (int i = 0; i < c->nn; i++)
+		k[i] = c->node[i].k;
+}
+
+/*
+ * Simulated annealing over the moves (device d, a block of 1 to BLOCK_MAX
+ * nodes from place a to place b, offsets changed by dk in -1..1), drawn at
+ * random: a move that keeps the schedule valid is taken when its score is
+ * better, or with probability exp(-(objective increase) / T); T falls
+ * geometrically from a hundredth of the start's objective to a
+ * thousandth of a unit over the round (its time or its evaluations,
+ * whichever runs out first). Moves that break memory or
+ * deadlock are undone. The best schedule seen is kept in best_seq/best_k.
+ */
+static void anneal(struct search *s, uint64_t seed, double end, long max_evaluations,
+		   struct score *cur, struct score *best, int *best_seq, int *best_k,
+		   struct cyclic_result *r)
+{
+	struct rng g;
+	rng_seed(&g, seed);
+	const struct instance *in = s->c.in;
+	double t0 = clock_seconds(), span = end - t0;
+	double T0 = (double)cur->obj / 100.0, T1 = 1e-3, T = T0;
+	for (long it = 0;; it++) {
+		if (max_evaluations > 0 && s->evaluations >= max_evaluations)
+			break;
+		if ((it & 63) == 0) {
+			if (!time_left(end))
+				break;
+			/* the share of the round used: time or evaluations */
+			double f = span > 0 ? (clock_seconds() - t0) / span : 1;
+			if (max_evaluations > 0 && (double)s->evaluations / (double)max_evaluations > f)
+				f = (double)s->evaluations / (double)max_evaluations;
+			T = T0 * pow(T1 / T0, f);
+		}
+		int d = (int)(rng_next(&g) % (uint64_t)in->devices);
+		int Lc = s->c.off[d + 1] - s->c.off[d];
+		int maxlen = Lc - 1 < BLOCK_MAX ? Lc - 1 : BLOCK_MAX;
+		if (maxlen < 1)
+			continue;
+		int len = 1 + (int)(rng_next(&g) % (uint64_t)maxlen);
+		int a = (int)(rng_next(&g) % (uint64_t)(Lc - len + 1));
+		int b = (int)(rng_next(&g) % (uint64_t)(Lc - len + 1));
+		int dk = (int)(rng_next(&g) % 3) - 1;
+		if (a == b && dk == 0)
+			continue;
+		move(&s->c, d, a, b, len, dk);
+		struct score t = evaluate(s);
+		bool take = t.obj != INT64_MAX &&
+			    (better(t, *cur) ||
+			     (double)(rng_next(&g) >> 11) * 0x1.0p-53 <
+				     exp(-(double)(t.obj - cur->obj) / T));
+		if (!take) {
+			move(&s->c, d, b, a, len, -dk);
+			continue;
+		}
+		*cur = t;
+		r->moves++;
+		if (better(t, *best)) {
+			*best = t;
+			keep_best(&s->c, best_seq, best_k);
+		}
+	}
+}
+
+static void search_free(struct search *s)
+{
+	cyc_free(&s->c);
+	sim_free(s->sim);
+	schedule_free(s->sc);
+}
+
+/*
+ * One round: the K-periodic orders read off `from`, annealed until `end`
+ * or max_evaluations; the best unrolled schedule into *out (NULL: none
+ * valid) with its objective *obj.
+ */
+static enum status round_of(const struct instance *in, int K, const struct schedule *from,
+			    double end, long max_evaluations, uint64_t seed,
+			    struct schedule **out, int64_t *obj, struct cyclic_result *r,
+			    struct error *err)
+{
+	struct search s = {.sc = schedule_new(in->devices), .sim = sim_new(in)};
+	*out = NULL;
+	*obj = INT64_MAX;
+	if (!s.sc || !s.sim) {
+		search_free(&s);
+		return err_set(err, "cyclic: out of memory");
+	}
+	if (cyc_from_schedule(&s.c, in, K, from, err)) {
+		search_free(&s);
+		return STATUS_ERROR;
+	}
+	int *best_seq = malloc((size_t)s.c.nn * sizeof *best_seq);
+	int *best_k = malloc((size_t)s.c.nn * sizeof *best_k);
+	enum status st = STATUS_OK;
+	if (!best_seq || !best_k) {
+		st = err_set(err, "cyclic: out of memory");
+		goto done;
+	}
+	struct score cur = evaluate(&s), best = cur;
+	if (K == 1)
+		r->start_objective = cur.obj;
+	keep_best(&s.c, best_seq, best_k);
+	anneal(&s, seed, end, max_evaluations, &cur, &best, best_seq, best_k, r);
+	memcpy(s.c.seq, best_seq, (size_t)s.c.nn * sizeof *best_seq);
+	for (int i = 0; i < s.c.nn; i++)
+		s.c.node[i].k = best_k[i];
+	if (best.obj != INT64_MAX) {
+		if (cyc_unroll(&s.c, s.sc)) {
+			st = err_set(err, "cyclic: out of memory");
+			goto done;
+		}
+		*out = s.sc;
+		*obj = best.obj;
+		s.sc = NULL;
+	}
+done:
+	r->evaluations += s.evaluations;
+	free(best_seq);
+	free(best_k);
+	search_free(&s);
+	return st;
+}
+
+enum status cyclic_search(const struct instance *in, const struct schedule *start,
+			  const struct cyclic_options *o, struct cyclic_result *r,
+			  struct error *err)
+{
+	double t0 = clock_seconds();
+	memset(r, 0, sizeof *r);
+	r->objective = r->start_objective = INT64_MAX;
+	struct sim *sim = sim_new(in);
+	struct sim_result sr;
+	if (!sim)
+		return err_set(err, "cyclic: out of memory");
+	enum status st = sim_run(sim, start, &sr, err);
+	sim_free(sim);
+	if (st)
+		return STATUS_ERROR;
+	/* Rounds K = 1 .. K_max, each with an equal share of what is left,
+	 * each from start (from the round before's best instead, K = 3 after
+	 * K = 2 found nothing on V p2 m8 (2, 3, 1) at v-min's memory, where
+	 * K = 3 from v-min finds 132 against K = 2's 140). */
+	int64_t best = sr.objective;
+	int K_max = o->K_max;
+	while (K_max > 0 && !cyclic_takes(in, K_max))
+		K_max--;
+	for (int K = 1; K <= K_max && !st; K++) {
+		int rounds = K_max - K + 1;
+		double now = clock_seconds(), left = t0 + o->time_limit - now;
+		if (left <= 0 || stop_requested())
+			break;
+		long evals = o->max_evaluations > 0
+				     ? (o->max_evaluations - r->evaluations) / rounds : 0;
+		struct schedule *sc;
+		int64_t obj;
+		st = round_of(in, K, start, now + left / rounds, evals, (o->seed ? o->seed : 1) + (uint64_t)K,
+			      &sc, &obj, r, err);
+		if (!st && sc && obj < best) {
+			schedule_free(r->schedule);
+			r->schedule = sc;
+			r->objective = best = obj;
+			r->K = K;
+		} else {
+			schedule_free(sc);
+		}
+	}
+	r->improved = r->schedule != NULL;
+	r->seconds = clock_seconds() - t0;
+	if (st)
+		cyclic_result_release(r);
+	return st;
+}
+
+void cyclic_result_release(struct cyclic_result *r)
+{
+	schedule_free(r->schedule);
+	r->schedule = NULL;
+}
