@@ -119,6 +119,11 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 			(json_int_t)r->shave_nodes, "objective", r->shave_objective ?
 			json_integer(r->shave_objective) : json_null(), "seconds",
 			r->shave_seconds));
+	if (r->cyclic_ran)
+		json_object_set_new(j, "cyclic", json_pack("{s:o,s:i,s:I,s:f}",
+			"objective", r->cyclic_objective ? json_integer(r->cyclic_objective) :
+			json_null(), "K", r->cyclic_K, "evaluations",
+			(json_int_t)r->cyclic_evaluations, "seconds", r->cyclic_seconds));
 	if (r->lns_windows)
 		json_object_set_new(j, "local_search", json_pack("{s:i,s:i,s:I,s:f}",
 			"neighbourhoods", r->lns_windows, "improvements", r->lns_improvements,
@@ -160,6 +165,12 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 	if (r->window_lo >= 0)
 		printf(": devices %d-%d exact, the others relaxed", r->window_lo, r->window_hi);
 	printf(")\n");
+	if (r->cyclic_ran && r->cyclic_objective)
+		printf("cyclic      %d-periodic orders: %" PRId64 " (%ld evaluated, %.2f s)\n",
+		       r->cyclic_K, r->cyclic_objective, r->cyclic_evaluations, r->cyclic_seconds);
+	else if (r->cyclic_ran)
+		printf("cyclic      K-periodic orders: nothing better (%ld evaluated, %.2f s)\n",
+		       r->cyclic_evaluations, r->cyclic_seconds);
 	if (r->lns_windows)
 		printf("local search %d neighbourhoods, %d better: %" PRId64 " -> %" PRId64 ", %.2f s\n",
 		       r->lns_windows, r->lns_improvements, r->heuristic_objective, r->lns_objective,

@@ -92,6 +92,12 @@ struct exact_result {
 	int solver_crashes;          /* MILP passes whose solver process crashed
 	                                before its limit: each lost that pass
 	                                only (exact.c, run_backend) */
+	/* the search over K-periodic orders (cyclic.h), when run */
+	bool cyclic_ran;
+	int cyclic_K;                /* the round of its schedule */
+	long cyclic_evaluations;
+	int64_t cyclic_objective;    /* its best, 0 if none beat its start */
+	double cyclic_seconds;
 	int lns_windows, lns_improvements;
 	double lns_seconds;
 	int64_t lns_objective;       /* its best */
