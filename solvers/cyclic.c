@@ -163,6 +163,9 @@ static bool better(struct score a, struct score b)
  * chunk's B and W together, or memory breaks between the two moves). */
 #define BLOCK_MAX 3
 
+/* Evaluations per node in one annealing run (round_of). */
+#define RUN_EVALS 200
+
 struct search {
 	struct cyc c;
 	struct schedule *sc;
@@ -214,35 +217,29 @@ static void keep_best(const struct cyc *c, int *seq, int *k)
 }
 
 /*
- * Simulated annealing over the moves (device d, a block of 1 to BLOCK_MAX
- * nodes from place a to place b, offsets changed by dk in -1..1), drawn at
- * random: a move that keeps the schedule valid is taken when its score is
- * better, or with probability exp(-(objective increase) / T); T falls
- * geometrically from a hundredth of the start's objective to a
- * thousandth of a unit over the round (its time or its evaluations,
- * whichever runs out first). Moves that break memory or
- * deadlock are undone. The best schedule seen is kept in best_seq/best_k.
+ * One run of simulated annealing over the moves (device d, a block of 1 to
+ * BLOCK_MAX nodes from place a to place b, offsets changed by dk in
+ * -1..1), drawn at random: a move that keeps the schedule valid is taken
+ * when its score is better, or with probability exp(-(objective
+ * increase) / T); T falls geometrically from a hundredth of the start's
+ * objective to a thousandth of a unit over the run's n evaluations. Moves
+ * that break memory or deadlock are undone. The best schedule seen is
+ * kept in best_seq/best_k.
  */
-static void anneal(struct search *s, uint64_t seed, double end, long max_evaluations,
+static void anneal(struct search *s, uint64_t seed, double end, long n,
 		   struct score *cur, struct score *best, int *best_seq, int *best_k,
 		   struct cyclic_result *r)
 {
 	struct rng g;
 	rng_seed(&g, seed);
 	const struct instance *in = s->c.in;
-	double t0 = clock_seconds(), span = end - t0;
+	long e0 = s->evaluations;
 	double T0 = (double)cur->obj / 100.0, T1 = 1e-3, T = T0;
-	for (long it = 0;; it++) {
-		if (max_evaluations > 0 && s->evaluations >= max_evaluations)
-			break;
+	for (long it = 0; s->evaluations - e0 < n; it++) {
 		if ((it & 63) == 0) {
 			if (!time_left(end))
 				break;
-			/* the share of the round used: time or evaluations */
-			double f = span > 0 ? (clock_seconds() - t0) / span : 1;
-			if (max_evaluations > 0 && (double)s->evaluations / (double)max_evaluations > f)
-				f = (double)s->evaluations / (double)max_evaluations;
-			T = T0 * pow(T1 / T0, f);
+			T = T0 * pow(T1 / T0, (double)(s->evaluations - e0) / (double)n);
 		}
 		int d = (int)(rng_next(&g) % (uint64_t)in->devices);
 		int Lc = s->c.off[d + 1] - s->c.off[d];
@@ -313,7 +310,25 @@ static enum status round_of(const struct instance *in, int K, const struct sched
 	if (K == 1)
 		r->start_objective = cur.obj;
 	keep_best(&s.c, best_seq, best_k);
-	anneal(&s, seed, end, max_evaluations, &cur, &best, best_seq, best_k, r);
+	/* Runs of RUN_EVALS evaluations per node, each from the best so far
+	 * with its own seed, until the time or the evaluations run out: one
+	 * long cooling is a gamble (V p8 m48 (3, 4, 2) from v-min's 1504:
+	 * 20,000 evaluations find 1458, 40,000 and 80,000 nothing), restarts
+	 * from the best keep what a run found and try again. */
+	for (int run = 0; time_left(end); run++) {
+		long n = RUN_EVALS * (long)s.c.nn;
+		if (max_evaluations > 0 && n > max_evaluations - s.evaluations)
+			n = max_evaluations - s.evaluations;
+		if (n <= 0)
+			break;
+		if (run) {
+			memcpy(s.c.seq, best_seq, (size_t)s.c.nn * sizeof *best_seq);
+			for (int i = 0; i < s.c.nn; i++)
+				s.c.node[i].k = best_k[i];
+			cur = best;
+		}
+		anneal(&s, seed + 1000003 * (uint64_t)run, end, n, &cur, &best, best_seq, best_k, r);
+	}
 	memcpy(s.c.seq, best_seq, (size_t)s.c.nn * sizeof *best_seq);
 	for (int i = 0; i < s.c.nn; i++)
 		s.c.node[i].k = best_k[i];
@@ -349,16 +364,18 @@ enum status cyclic_search(const struct instance *in, const struct schedule *star
 	sim_free(sim);
 	if (st)
 		return STATUS_ERROR;
-	/* Rounds K = 1 .. K_max, each with an equal share of what is left,
-	 * each from start (from the round before's best instead, K = 3 after
-	 * K = 2 found nothing on V p2 m8 (2, 3, 1) at v-min's memory, where
-	 * K = 3 from v-min finds 132 against K = 2's 140). */
+	/* Rounds K = 1 .. K_max, each from start (from the round before's
+	 * best instead, K = 3 after K = 2 found nothing on V p2 m8 (2, 3, 1)
+	 * at v-min's memory, where K = 3 from v-min finds 132 against K = 2's
+	 * 140). */
 	int64_t best = sr.objective;
 	int K_max = o->K_max;
 	while (K_max > 0 && !cyclic_takes(in, K_max))
 		K_max--;
 	for (int K = 1; K <= K_max && !st; K++) {
-		int rounds = K_max - K + 1;
+		/* K = 1 gets half (where the others find something, they do
+		 * in their quarter: V p2 m8 above), the rest share the rest */
+		int rounds = K == 1 && K_max > 1 ? 2 : K_max - K + 1;
 		double now = clock_seconds(), left = t0 + o->time_limit - now;
 		if (left <= 0 || stop_requested())
 			break;

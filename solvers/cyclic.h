@@ -24,7 +24,8 @@
  * cK .. cK + K - 1 (c = m / K / 2) in each device's order give the nodes'
  * places and offsets (cyc_from_schedule in cyclic.c); for a schedule that
  * is K-periodic there, the unrolling gives its middle back exactly.
- * The search is simulated annealing over block moves (cyclic.c, anneal).
+ * The search is simulated annealing over block moves (cyclic.c, anneal),
+ * in runs restarted from the best found.
  *
  * Measured (one core, 10 s, from v-min at v-min's memory, V placement,
  * comm 1, K = 1): p8 m48 (F, B, W) = (3, 4, 2) 1504 -> 1405 (the 1-periodic
@@ -45,7 +46,8 @@
 
 struct cyclic_options {
 	int K_max;            /* rounds K = 1 .. K_max micro-batches per cycle */
-	double time_limit;    /* seconds in all, shared equally by the rounds */
+	double time_limit;    /* seconds in all: half for K = 1 (with K_max >
+	                         1), the rest shared equally by the others */
 	long max_evaluations; /* in all, shared likewise; 0: no limit (with
 	                         one, a run is the same on every machine) */
 	uint64_t seed;        /* the annealing's random moves (0: 1) */
