@@ -73,7 +73,8 @@ struct ga_options {
 	 * (the best seed after the periodic one, of steady state `hint`)
 	 * within `seconds`, into *out when it finds a better schedule (NULL:
 	 * none), a one-line note. Asked right after the periodic seed, with
-	 * the same time. NULL: none. */
+	 * the same time and what the periodic seed left of its own. NULL:
+	 * none. */
 	enum status (*cyclic)(void *ctx, const struct instance *in, double seconds,
 			      int64_t hint, const struct schedule *start, struct schedule **out,
 			      char *note, int note_len);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "ga/ga.h"
 #include "sched/family.h"
 #include "sched/sim.h"
@@ -252,7 +253,9 @@ static const struct schedule *best_seed(const struct instance *in, const struct 
 /* The periodic seed (ga_options.periodic), with the exact seed's time,
  * its search starting from the steady state of the best seed so far; then
  * the cyclic seed (ga_options.cyclic) from the best seed, periodic
- * included, with the same time. */
+ * included, with the same time and what the periodic one left of its own
+ * (the cyclic seed's annealing gains with time, the periodic probes end
+ * when their bisection does). */
 static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 				 const struct instance *in, const struct ga_options *o,
 				 struct error *err)
@@ -261,6 +264,7 @@ static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 	struct schedule *s = NULL;
 	int64_t hint;
 	best_seed(in, *v, *n, &hint);
+	double t0 = clock_seconds();
 	if (o->periodic(o->exact_ctx, in, exact_seconds(o), hint, &s, note, sizeof note)) {
 		schedule_free(s);
 		s = NULL;
@@ -271,7 +275,9 @@ static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 		return st;
 	s = NULL;
 	note[0] = 0;
-	if (o->cyclic(o->exact_ctx, in, exact_seconds(o), hint, start, &s, note, sizeof note)) {
+	double left = 2 * exact_seconds(o) - (clock_seconds() - t0);
+	if (o->cyclic(o->exact_ctx, in, left > exact_seconds(o) ? left : exact_seconds(o), hint,
+		      start, &s, note, sizeof note)) {
 		schedule_free(s);
 		s = NULL;
 	}

@@ -137,17 +137,11 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
 	return STATUS_OK;
 }
 
-/* The cyclic seed's rounds: K = 1, 2, 3 micro-batches per cycle (K = 2
- * and 3 find what K = 1 cannot where the best steady state is not
- * 1-periodic: V placement p2 m8 (F, B, W) = (2, 3, 1) at v-min's memory,
- * 2 s each from v-min's 144: K = 1 nothing, K = 2 135, K = 3 132). */
-#define CYCLIC_SEED_K 3
-
 enum status search_cyclic_seed(void *ctx, const struct instance *in, double seconds,
 			       int64_t hint, const struct schedule *start, struct schedule **out,
 			       char *note, int note_len)
 {
-	struct cyclic_options o = {.K_max = CYCLIC_SEED_K, .time_limit = seconds, .seed = 1};
+	struct cyclic_options o = {.K_max = cyclic_default_rounds(in), .time_limit = seconds, .seed = 1};
 	struct cyclic_result r;
 	struct error err;
 	(void)ctx;

@@ -40,6 +40,11 @@ bool cyclic_takes(const struct instance *in, int K)
 	return K >= 1 && !inst_has_decisions(in) && in->microbatches >= 2 * K;
 }
 
+int cyclic_default_rounds(const struct instance *in)
+{
+	return in->devices <= 3 ? 3 : 1;
+}
+
 struct keyed {
 	int node;
 	long q;   /* position relative to the device's first node */

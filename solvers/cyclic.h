@@ -67,6 +67,14 @@ struct cyclic_result {
 	double seconds;
 };
 
+/* The rounds worth running on in (K_max): 3 on up to 3 devices, where
+ * K = 2 and 3 find what K = 1 cannot (V p2 m8 (2, 3, 1) at v-min's
+ * memory, 2 s each from v-min's 144: K = 1 nothing, K = 2 135, K = 3
+ * 132), else 1: on V p8 m48 (3, 4, 2), p12 m32 (3, 4, 2) and GPT-cost p8
+ * m32 at v-min's memory, K = 2 never beat K = 1 and halving K = 1's time
+ * lost its find (2.5 s, 3 seeds each). */
+int cyclic_default_rounds(const struct instance *in);
+
 /* Whether the search applies: no recompute, offload or F&B overlap (the
  * nodes carry none of those decisions), m >= 2K, and a split or fused
  * backward. */

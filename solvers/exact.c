@@ -1054,7 +1054,6 @@ static enum status shave_bounds(const struct instance *in, const struct exact_op
  * from v-min's 1504: 1458. Its schedule joins the local search's starts.
  */
 #define CYCLIC_CAP 4.0   /* seconds */
-#define CYCLIC_K 3       /* rounds K = 1 .. 3 */
 
 static enum status cyclic_step(const struct instance *in, const struct exact_options *o,
 			       double t0, struct starts *st, struct exact_result *r,
@@ -1063,7 +1062,7 @@ static enum status cyclic_step(const struct instance *in, const struct exact_opt
 	double limit = step_time(o, t0, 0.1, CYCLIC_CAP);
 	if (!r->schedule || inst_nops(in) <= BNB_MAX_OPS || !cyclic_takes(in, 1) || !limit)
 		return STATUS_OK;
-	struct cyclic_options co = {.K_max = CYCLIC_K, .time_limit = limit, .seed = 1};
+	struct cyclic_options co = {.K_max = cyclic_default_rounds(in), .time_limit = limit, .seed = 1};
 	struct cyclic_result cr;
 	if (cyclic_search(in, r->schedule, &co, &cr, err))
 		return STATUS_ERROR;
