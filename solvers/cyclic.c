@@ -126,28 +126,40 @@ static enum status cyc_from_schedule(struct cyc *c, const struct instance *in, i
 	return STATUS_OK;
 }
 
-/* Unroll c into sc (rows emptied first): cycle after cycle, each node's
- * op of micro-batch (n - k) K + r when that is in [0, m). */
-static enum status cyc_unroll(const struct cyc *c, struct schedule *sc)
+/* Unroll device d of c into sc's row d (emptied first): cycle after
+ * cycle, each node's op of micro-batch (n - k) K + r when that is in
+ * [0, m). */
+static enum status cyc_unroll_device(const struct cyc *c, struct schedule *sc, int d)
 {
 	const struct instance *in = c->in;
 	int M = in->microbatches, K = c->K, cycles = (M + K - 1) / K;
-	for (int d = 0; d < in->devices; d++) {
-		sc->rows[d].len = 0;
-		int kmin = 0, kmax = 0;
-		for (int i = c->off[d]; i < c->off[d + 1]; i++) {
-			int k = c->node[c->seq[i]].k;
-			kmin = i == c->off[d] || k < kmin ? k : kmin;
-			kmax = i == c->off[d] || k > kmax ? k : kmax;
-		}
-		for (int n = kmin; n < kmax + cycles; n++)
-			for (int i = c->off[d]; i < c->off[d + 1]; i++) {
-				const struct node *v = &c->node[c->seq[i]];
-				int j = (n - v->k) * K + v->r;
-				if (j >= 0 && j < M && schedule_push(sc, d, v->kind, v->stage, j))
-					return STATUS_ERROR;
-			}
+	struct sched_row *row = &sc->rows[d];
+	row->len = 0;
+	int kmin = 0, kmax = 0;
+	for (int i = c->off[d]; i < c->off[d + 1]; i++) {
+		int k = c->node[c->seq[i]].k;
+		kmin = i == c->off[d] || k < kmin ? k : kmin;
+		kmax = i == c->off[d] || k > kmax ? k : kmax;
 	}
+	for (int n = kmin; n < kmax + cycles; n++)
+		for (int i = c->off[d]; i < c->off[d + 1]; i++) {
+			const struct node *v = &c->node[c->seq[i]];
+			int j = (n - v->k) * K + v->r;
+			if (j < 0 || j >= M)
+				continue;
+			if (row->len < row->cap)   /* schedule_push's write, inline */
+				row->ops[row->len++] = (struct op){v->kind, v->stage, j, false, false};
+			else if (schedule_push(sc, d, v->kind, v->stage, j))
+				return STATUS_ERROR;
+		}
+	return STATUS_OK;
+}
+
+static enum status cyc_unroll(const struct cyc *c, struct schedule *sc)
+{
+	for (int d = 0; d < c->in->devices; d++)
+		if (cyc_unroll_device(c, sc, d))
+			return STATUS_ERROR;
 	return STATUS_OK;
 }
 
@@ -168,23 +180,36 @@ static bool better(struct score a, struct score b)
  * chunk's B and W together, or memory breaks between the two moves). */
 #define BLOCK_MAX 3
 
-/* Evaluations per node in one annealing run (round_of). */
-#define RUN_EVALS 200
+/* Evaluations per node in one annealing run (round_of; 19,200 on V p8). */
+#define RUN_EVALS 400
 
 struct search {
 	struct cyc c;
-	struct schedule *sc;
+	struct schedule *sc;   /* c unrolled, but for the rows marked stale */
 	struct sim *sim;
-	long evaluations;   /* this round's */
+	long evaluations;      /* this round's */
+	int stale;             /* a device whose row in sc is not c's, -1
+	                          none, ALL_STALE every one */
 };
 
-/* Unroll and simulate; obj INT64_MAX when not valid. */
-static struct score evaluate(struct search *s)
+#define ALL_STALE (-2)
+
+/* Unroll (device d's row and the stale ones: a move changes one device's
+ * sequence only) and simulate; obj INT64_MAX when not valid. */
+static struct score evaluate(struct search *s, int d)
 {
 	struct score sc = {INT64_MAX, INT64_MAX};
 	struct sim_result r;
 	s->evaluations++;
-	if (cyc_unroll(&s->c, s->sc) || sim_run(s->sim, s->sc, &r, NULL))
+	enum status st = s->stale == ALL_STALE ? cyc_unroll(&s->c, s->sc)
+			 : s->stale >= 0 && s->stale != d ? cyc_unroll_device(&s->c, s->sc, s->stale)
+			 : STATUS_OK;
+	s->stale = -1;
+	if (st || (d >= 0 && cyc_unroll_device(&s->c, s->sc, d))) {
+		s->stale = ALL_STALE;
+		return sc;
+	}
+	if (sim_run(s->sim, s->sc, &r, NULL))
 		return sc;
 	sc.obj = r.objective;
 	sc.sum = 0;
@@ -258,13 +283,14 @@ static void anneal(struct search *s, uint64_t seed, double end, long n,
 		if (a == b && dk == 0)
 			continue;
 		move(&s->c, d, a, b, len, dk);
-		struct score t = evaluate(s);
+		struct score t = evaluate(s, d);
 		bool take = t.obj != INT64_MAX &&
 			    (better(t, *cur) ||
 			     (double)(rng_next(&g) >> 11) * 0x1.0p-53 <
 				     exp(-(double)(t.obj - cur->obj) / T));
 		if (!take) {
 			move(&s->c, d, b, a, len, -dk);
+			s->stale = d;
 			continue;
 		}
 		*cur = t;
@@ -306,31 +332,45 @@ static enum status round_of(const struct instance *in, int K, const struct sched
 	}
 	int *best_seq = malloc((size_t)s.c.nn * sizeof *best_seq);
 	int *best_k = malloc((size_t)s.c.nn * sizeof *best_k);
+	int *start_seq = malloc((size_t)s.c.nn * sizeof *start_seq);
+	int *start_k = malloc((size_t)s.c.nn * sizeof *start_k);
 	enum status st = STATUS_OK;
-	if (!best_seq || !best_k) {
+	if (!best_seq || !best_k || !start_seq || !start_k) {
 		st = err_set(err, "cyclic: out of memory");
 		goto done;
 	}
-	struct score cur = evaluate(&s), best = cur;
+	s.stale = ALL_STALE;
+	struct score cur = evaluate(&s, -1), best = cur, start = cur;
 	if (K == 1)
 		r->start_objective = cur.obj;
 	keep_best(&s.c, best_seq, best_k);
-	/* Runs of RUN_EVALS evaluations per node, each from the best so far
-	 * with its own seed, until the time or the evaluations run out: one
-	 * long cooling is a gamble (V p8 m48 (3, 4, 2) from v-min's 1504:
-	 * 20,000 evaluations find 1458, 40,000 and 80,000 nothing), restarts
-	 * from the best keep what a run found and try again. */
+	keep_best(&s.c, start_seq, start_k);
+	/* Runs of RUN_EVALS evaluations per node, each with its own seed,
+	 * until the time or the evaluations run out; a run starts from the
+	 * best so far once that beats the start, else from the start again
+	 * (a best that only ties the start, with a smaller sum of ends, is no
+	 * better place to start from). One run finds something or not by
+	 * luck: V p8 m48 (3, 4, 2) from v-min's 1504, seeds 1-12, one run of
+	 * 9,600 evaluations finds 1458 for 2 seeds, of 19,200 for 2, of
+	 * 38,400 for 3, of 76,800 for 8 (one of them 1405). */
 	for (int run = 0; time_left(end); run++) {
 		long n = RUN_EVALS * (long)s.c.nn;
 		if (max_evaluations > 0 && n > max_evaluations - s.evaluations)
 			n = max_evaluations - s.evaluations;
 		if (n <= 0)
 			break;
-		if (run) {
+		if (run && best.obj < start.obj) {
 			memcpy(s.c.seq, best_seq, (size_t)s.c.nn * sizeof *best_seq);
 			for (int i = 0; i < s.c.nn; i++)
 				s.c.node[i].k = best_k[i];
 			cur = best;
+			s.stale = ALL_STALE;
+		} else if (run) {
+			memcpy(s.c.seq, start_seq, (size_t)s.c.nn * sizeof *start_seq);
+			for (int i = 0; i < s.c.nn; i++)
+				s.c.node[i].k = start_k[i];
+			cur = start;
+			s.stale = ALL_STALE;
 		}
 		anneal(&s, seed + 1000003 * (uint64_t)run, end, n, &cur, &best, best_seq, best_k, r);
 	}
@@ -350,6 +390,8 @@ done:
 	r->evaluations += s.evaluations;
 	free(best_seq);
 	free(best_k);
+	free(start_seq);
+	free(start_k);
 	search_free(&s);
 	return st;
 }
