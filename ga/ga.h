@@ -70,14 +70,15 @@ struct ga_options {
 				int64_t hint, struct schedule **out, char *note, int note_len);
 	/* The cyclic seed, given by the caller (methods/search.c passes
 	 * solvers/cyclic.c's): a search over K-periodic orders from `start`
-	 * (the best seed after the periodic one, of steady state `hint`)
+	 * (the best seed after the periodic one, of steady state `hint`),
+	 * its random moves from `seed` (the GA's)
 	 * within `seconds`, into *out when it finds a better schedule (NULL:
 	 * none), a one-line note. Asked right after the periodic seed, with
 	 * the same time and what the periodic seed left of its own. NULL:
 	 * none. */
 	enum status (*cyclic)(void *ctx, const struct instance *in, double seconds,
-			      int64_t hint, const struct schedule *start, struct schedule **out,
-			      char *note, int note_len);
+			      int64_t hint, uint64_t seed, const struct schedule *start,
+			      struct schedule **out, char *note, int note_len);
 	/* The whole-instance exact solve runs in a thread alongside the
 	 * generations instead of before them (with a time limit only): the
 	 * GA keeps its whole time, the solve gets ALONGSIDE_SHARE of it

@@ -277,7 +277,7 @@ static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 	note[0] = 0;
 	double left = 2 * exact_seconds(o) - (clock_seconds() - t0);
 	if (o->cyclic(o->exact_ctx, in, left > exact_seconds(o) ? left : exact_seconds(o), hint,
-		      start, &s, note, sizeof note)) {
+		      o->seed, start, &s, note, sizeof note)) {
 		schedule_free(s);
 		s = NULL;
 	}

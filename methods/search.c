@@ -138,10 +138,11 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
 }
 
 enum status search_cyclic_seed(void *ctx, const struct instance *in, double seconds,
-			       int64_t hint, const struct schedule *start, struct schedule **out,
-			       char *note, int note_len)
+			       int64_t hint, uint64_t seed, const struct schedule *start,
+			       struct schedule **out, char *note, int note_len)
 {
-	struct cyclic_options o = {.K_max = cyclic_default_rounds(in), .time_limit = seconds, .seed = 1};
+	struct cyclic_options o = {.K_max = cyclic_default_rounds(in), .time_limit = seconds,
+				   .seed = seed};
 	struct cyclic_result r;
 	struct error err;
 	(void)ctx;

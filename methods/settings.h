@@ -107,8 +107,8 @@ enum status search_periodic_seed(void *ctx, const struct instance *in, double se
 
 /* The GA's cyclic seed through solvers/cyclic.c (ga_options.cyclic). */
 enum status search_cyclic_seed(void *ctx, const struct instance *in, double seconds,
-			       int64_t hint, const struct schedule *start, struct schedule **out,
-			       char *note, int note_len);
+			       int64_t hint, uint64_t seed, const struct schedule *start,
+			       struct schedule **out, char *note, int note_len);
 
 /* The GA's local search of its best through solvers/lns.c
  * (ga_options.polish). */
