@@ -163,9 +163,9 @@ static enum status cyc_unroll(const struct cyc *c, struct schedule *sc)
 	return STATUS_OK;
 }
 
-/* A schedule's score: the objective, then the sum of the ops' ends (a
- * tie-break that lets the search cross plateaus of the objective by
- * moving work earlier). */
+/* A schedule's score: the objective, then the sum of the ops' ends (of
+ * two schedules with one objective, the best kept is the one whose ops
+ * end earlier; the annealing's moves look at the objective alone). */
 struct score {
 	int64_t obj, sum;
 };
@@ -239,24 +239,34 @@ static bool time_left(double end)
 	return !stop_requested() && clock_seconds() < end;
 }
 
-static void keep_best(const struct cyc *c, int *seq, int *k)
+/* Save c's sequences and offsets into seq, k; cyc_restore puts them
+ * back. */
+static void cyc_save(const struct cyc *c, int *seq, int *k)
 {
 	memcpy(seq, c->seq, (size_t)c->nn * sizeof *seq);
 	for (int i = 0; i < c->nn; i++)
 		k[i] = c->node[i].k;
 }
 
+static void cyc_restore(struct cyc *c, const int *seq, const int *k)
+{
+	memcpy(c->seq, seq, (size_t)c->nn * sizeof *seq);
+	for (int i = 0; i < c->nn; i++)
+		c->node[i].k = k[i];
+}
+
 /*
  * One run of simulated annealing over the moves (device d, a block of 1 to
  * BLOCK_MAX nodes from place a to place b, offsets changed by dk in
  * -1..1), drawn at random: a move that keeps the schedule valid is taken
- * when its score is better, or with probability exp(-(objective
- * increase) / T); T falls geometrically from a hundredth of the start's
- * objective to a thousandth of a unit over the run's n evaluations. Moves
+ * when its objective is no worse, or with probability exp(-(objective
+ * increase) / T); T falls geometrically from T0 (a hundredth of the
+ * start schedule's objective) to a thousandth of a unit over the run's
+ * n evaluations. Moves
  * that break memory or deadlock are undone. The best schedule seen is
  * kept in best_seq/best_k.
  */
-static void anneal(struct search *s, uint64_t seed, double end, long n,
+static void anneal(struct search *s, uint64_t seed, double end, long n, double T0,
 		   struct score *cur, struct score *best, int *best_seq, int *best_k,
 		   struct cyclic_result *r)
 {
@@ -264,7 +274,7 @@ static void anneal(struct search *s, uint64_t seed, double end, long n,
 	rng_seed(&g, seed);
 	const struct instance *in = s->c.in;
 	long e0 = s->evaluations;
-	double T0 = (double)cur->obj / 100.0, T1 = 1e-3, T = T0;
+	double T1 = 1e-3, T = T0;
 	for (long it = 0; s->evaluations - e0 < n; it++) {
 		if ((it & 63) == 0) {
 			if (!time_left(end))
@@ -285,7 +295,7 @@ static void anneal(struct search *s, uint64_t seed, double end, long n,
 		move(&s->c, d, a, b, len, dk);
 		struct score t = evaluate(s, d);
 		bool take = t.obj != INT64_MAX &&
-			    (better(t, *cur) ||
+			    (t.obj <= cur->obj ||
 			     (double)(rng_next(&g) >> 11) * 0x1.0p-53 <
 				     exp(-(double)(t.obj - cur->obj) / T));
 		if (!take) {
@@ -297,7 +307,7 @@ static void anneal(struct search *s, uint64_t seed, double end, long n,
 		r->moves++;
 		if (better(t, *best)) {
 			*best = t;
-			keep_best(&s->c, best_seq, best_k);
+			cyc_save(&s->c, best_seq, best_k);
 		}
 	}
 }
@@ -310,12 +320,12 @@ static void search_free(struct search *s)
 }
 
 /*
- * One round: the K-periodic orders read off `from`, annealed until `end`
- * or max_evaluations; the best unrolled schedule into *out (NULL: none
- * valid) with its objective *obj.
+ * One round: the K-periodic orders read off `from` (of objective scale),
+ * annealed until `end` or max_evaluations; the best unrolled schedule
+ * into *out (NULL: none valid) with its objective *obj.
  */
 static enum status round_of(const struct instance *in, int K, const struct schedule *from,
-			    double end, long max_evaluations, uint64_t seed,
+			    int64_t scale, double end, long max_evaluations, uint64_t seed,
 			    struct schedule **out, int64_t *obj, struct cyclic_result *r,
 			    struct error *err)
 {
@@ -343,8 +353,8 @@ static enum status round_of(const struct instance *in, int K, const struct sched
 	struct score cur = evaluate(&s, -1), best = cur, start = cur;
 	if (K == 1)
 		r->start_objective = cur.obj;
-	keep_best(&s.c, best_seq, best_k);
-	keep_best(&s.c, start_seq, start_k);
+	cyc_save(&s.c, best_seq, best_k);
+	cyc_save(&s.c, start_seq, start_k);
 	/* Runs of RUN_EVALS evaluations per node, each with its own seed,
 	 * until the time or the evaluations run out; a run starts from the
 	 * best so far once that beats the start, else from the start again
@@ -359,24 +369,17 @@ static enum status round_of(const struct instance *in, int K, const struct sched
 			n = max_evaluations - s.evaluations;
 		if (n <= 0)
 			break;
-		if (run && best.obj < start.obj) {
-			memcpy(s.c.seq, best_seq, (size_t)s.c.nn * sizeof *best_seq);
-			for (int i = 0; i < s.c.nn; i++)
-				s.c.node[i].k = best_k[i];
-			cur = best;
-			s.stale = ALL_STALE;
-		} else if (run) {
-			memcpy(s.c.seq, start_seq, (size_t)s.c.nn * sizeof *start_seq);
-			for (int i = 0; i < s.c.nn; i++)
-				s.c.node[i].k = start_k[i];
-			cur = start;
+		if (run) {
+			bool from_best = best.obj < start.obj;
+			cyc_restore(&s.c, from_best ? best_seq : start_seq,
+				    from_best ? best_k : start_k);
+			cur = from_best ? best : start;
 			s.stale = ALL_STALE;
 		}
-		anneal(&s, seed + 1000003 * (uint64_t)run, end, n, &cur, &best, best_seq, best_k, r);
+		anneal(&s, seed + 1000003 * (uint64_t)run, end, n, scale / 100.0, &cur, &best,
+		       best_seq, best_k, r);
 	}
-	memcpy(s.c.seq, best_seq, (size_t)s.c.nn * sizeof *best_seq);
-	for (int i = 0; i < s.c.nn; i++)
-		s.c.node[i].k = best_k[i];
+	cyc_restore(&s.c, best_seq, best_k);
 	if (best.obj != INT64_MAX) {
 		if (cyc_unroll(&s.c, s.sc)) {
 			st = err_set(err, "cyclic: out of memory");
@@ -430,8 +433,9 @@ enum status cyclic_search(const struct instance *in, const struct schedule *star
 				     ? (o->max_evaluations - r->evaluations) / rounds : 0;
 		struct schedule *sc;
 		int64_t obj;
-		st = round_of(in, K, start, now + left / rounds, evals, (o->seed ? o->seed : 1) + (uint64_t)K,
-			      &sc, &obj, r, err);
+		uint64_t seed = (o->seed ? o->seed : 1) + (uint64_t)K;
+		st = round_of(in, K, start, sr.objective, now + left / rounds, evals, seed, &sc,
+			      &obj, r, err);
 		if (!st && sc && obj < best) {
 			schedule_free(r->schedule);
 			r->schedule = sc;
