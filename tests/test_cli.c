@@ -2488,16 +2488,26 @@ static void test_search_local_search(void **state)
  * fail), and every valid schedule, the seed's too, ends at exactly
  * 199 * 6 + 6 = 1200 (each device's order is forced: F, B of one
  * micro-batch after the other). */
+/* `search --json` of the instance text written to tmp(file), one thread,
+ * `seconds`: its parsed output (it must succeed). */
+static json_t *search_json(const char *file, const char *instance, const char *seconds)
+{
+	write_file(tmp(file), instance);
+	struct run r;
+	RUN(&r, "search", tmp(file), "--time-limit", seconds, "--threads", "1", "--json");
+	assert_int_equal(r.status, 0);
+	json_t *j = parse_json(r.out);
+	run_free(&r);
+	return j;
+}
+
 static void test_search_periodic_seed(void **state)
 {
-	write_file(tmp("rt200.json"),
-		   "{\"name\":\"rt200\",\"devices\":2,\"microbatches\":200,"
-		   "\"cost\":{\"F\":1,\"B\":1},\"comm\":1,"
-		   "\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}");
-	struct run r;
-	RUN(&r, "search", tmp("rt200.json"), "--time-limit", "8", "--threads", "1", "--json");
-	assert_int_equal(r.status, 0);
-	json_t *j = parse_json(r.out), *seeds = get(j, "seeds");
+	json_t *j = search_json("rt200.json",
+				"{\"name\":\"rt200\",\"devices\":2,\"microbatches\":200,"
+				"\"cost\":{\"F\":1,\"B\":1},\"comm\":1,"
+				"\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}", "8");
+	json_t *seeds = get(j, "seeds");
 	bool seen = false;
 	for (size_t i = 0; i < json_array_size(seeds); i++) {
 		json_t *s = json_array_get(seeds, i);
@@ -2510,7 +2520,6 @@ static void test_search_periodic_seed(void **state)
 	assert_true(seen);
 	assert_int_equal(get_int(j, "objective"), 1200);
 	json_decref(j);
-	run_free(&r);
 	(void)state;
 }
 
@@ -2523,14 +2532,11 @@ static void test_search_periodic_seed(void **state)
  * the result no worse. */
 static void test_search_cyclic_seed(void **state)
 {
-	write_file(tmp("v4m32.json"),
-		   "{\"name\":\"v4m32\",\"devices\":4,\"microbatches\":32,\"chunks\":2,"
-		   "\"placement\":\"v\",\"cost\":{\"F\":3,\"B\":4,\"W\":2},\"comm\":1,"
-		   "\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8}}");
-	struct run r;
-	RUN(&r, "search", tmp("v4m32.json"), "--time-limit", "6", "--threads", "1", "--json");
-	assert_int_equal(r.status, 0);
-	json_t *j = parse_json(r.out), *seeds = get(j, "seeds");
+	json_t *j = search_json("v4m32.json",
+				"{\"name\":\"v4m32\",\"devices\":4,\"microbatches\":32,\"chunks\":2,"
+				"\"placement\":\"v\",\"cost\":{\"F\":3,\"B\":4,\"W\":2},\"comm\":1,"
+				"\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8}}", "6");
+	json_t *seeds = get(j, "seeds");
 	json_int_t vmin = 0, periodic = 0, cyclic = 0;
 	for (size_t i = 0; i < json_array_size(seeds); i++) {
 		json_t *s = json_array_get(seeds, i), *obj = json_object_get(s, "objective");
@@ -2551,7 +2557,6 @@ static void test_search_cyclic_seed(void **state)
 	assert_true(periodic == 0 || cyclic < periodic);
 	assert_true(get_int(j, "objective") <= cyclic);
 	json_decref(j);
-	run_free(&r);
 	(void)state;
 }
 
