@@ -2501,23 +2501,33 @@ static json_t *search_json(const char *file, const char *instance, const char *s
 	return j;
 }
 
+/* The seed called name in a search's JSON output; NULL when absent. */
+static json_t *seed_named(json_t *j, const char *name)
+{
+	json_t *seeds = get(j, "seeds");
+	for (size_t i = 0; i < json_array_size(seeds); i++)
+		if (!strcmp(get_str(json_array_get(seeds, i), "name"), name))
+			return json_array_get(seeds, i);
+	return NULL;
+}
+
+/* A seed's objective, 0 when it is absent or not valid (null). */
+static json_int_t seed_objective(json_t *j, const char *name)
+{
+	json_t *s = seed_named(j, name), *obj = s ? json_object_get(s, "objective") : NULL;
+	return json_is_integer(obj) ? json_integer_value(obj) : 0;
+}
+
 static void test_search_periodic_seed(void **state)
 {
 	json_t *j = search_json("rt200.json",
 				"{\"name\":\"rt200\",\"devices\":2,\"microbatches\":200,"
 				"\"cost\":{\"F\":1,\"B\":1},\"comm\":1,"
 				"\"memory\":{\"F\":1,\"B\":-1,\"limit\":1}}", "8");
-	json_t *seeds = get(j, "seeds");
-	bool seen = false;
-	for (size_t i = 0; i < json_array_size(seeds); i++) {
-		json_t *s = json_array_get(seeds, i);
-		if (strcmp(get_str(s, "name"), "periodic"))
-			continue;
-		seen = true;
-		assert_int_equal(get_int(s, "objective"), 1200);   /* valid */
-		assert_non_null(strstr(get_str(s, "note"), "shortest found 6,"));
-	}
-	assert_true(seen);
+	json_t *s = seed_named(j, "periodic");
+	assert_non_null(s);
+	assert_int_equal(get_int(s, "objective"), 1200);   /* valid */
+	assert_non_null(strstr(get_str(s, "note"), "shortest found 6,"));
 	assert_int_equal(get_int(j, "objective"), 1200);
 	json_decref(j);
 	(void)state;
@@ -2536,21 +2546,11 @@ static void test_search_cyclic_seed(void **state)
 				"{\"name\":\"v4m32\",\"devices\":4,\"microbatches\":32,\"chunks\":2,"
 				"\"placement\":\"v\",\"cost\":{\"F\":3,\"B\":4,\"W\":2},\"comm\":1,"
 				"\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8}}", "6");
-	json_t *seeds = get(j, "seeds");
-	json_int_t vmin = 0, periodic = 0, cyclic = 0;
-	for (size_t i = 0; i < json_array_size(seeds); i++) {
-		json_t *s = json_array_get(seeds, i), *obj = json_object_get(s, "objective");
-		const char *name = get_str(s, "name");
-		json_int_t v = json_is_integer(obj) ? json_integer_value(obj) : 0;
-		if (!strcmp(name, "v-min"))
-			vmin = v;
-		else if (!strcmp(name, "periodic"))
-			periodic = v;
-		else if (!strcmp(name, "cyclic")) {
-			cyclic = v;
-			assert_contains(get_str(s, "note"), "1-periodic orders from the best seed");
-		}
-	}
+	json_int_t vmin = seed_objective(j, "v-min"), periodic = seed_objective(j, "periodic"),
+		   cyclic = seed_objective(j, "cyclic");
+	assert_non_null(seed_named(j, "cyclic"));
+	assert_contains(get_str(seed_named(j, "cyclic"), "note"),
+			"1-periodic orders from the best seed");
 	assert_true(vmin > 0);   /* v-min is valid at its own peak */
 	assert_true(cyclic > 0);
 	assert_true(cyclic < vmin);
