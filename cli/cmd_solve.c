@@ -174,7 +174,7 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 		       r->cyclic_evaluations, r->cyclic_seconds);
 	if (r->lns_windows)
 		printf("local search %d neighbourhoods, %d better: %" PRId64 " -> %" PRId64 ", %.2f s\n",
-		       r->lns_windows, r->lns_improvements, r->heuristic_objective, r->lns_objective,
+		       r->lns_windows, r->lns_improvements, r->lns_from, r->lns_objective,
 		       r->lns_seconds);
 	if (r->solved)
 		printf("milp        %s %s, %s formulation: %d columns (%d binaries), %d rows; %s after %ld nodes, %.2f s\n",

@@ -1094,7 +1094,7 @@ static enum status local_search(const struct instance *in, const struct exact_op
 	struct lns_options lo = {.time_limit = limit, .window_time = LNS_WINDOW_TIME,
 				 .lower_bound = r->bound};
 	struct lns_result lr;
-	int64_t before = r->objective;
+	int64_t before = r->lns_from = r->objective;
 	if (lns_improve_starts(in, &lo, st->s, st->n, &r->schedule, &r->objective, &lr, err))
 		return STATUS_ERROR;
 	r->lns_windows = lr.windows;

@@ -100,6 +100,7 @@ struct exact_result {
 	double cyclic_seconds;
 	int lns_windows, lns_improvements;
 	double lns_seconds;
+	int64_t lns_from;            /* the objective it started from */
 	int64_t lns_objective;       /* its best */
 	/* the MILP, when one was solved */
 	bool solved;
