@@ -445,7 +445,6 @@ enum status cyclic_search(const struct instance *in, const struct schedule *star
 			schedule_free(sc);
 		}
 	}
-	r->improved = r->schedule != NULL;
 	r->seconds = clock_seconds() - t0;
 	if (st)
 		cyclic_result_release(r);

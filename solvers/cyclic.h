@@ -54,14 +54,13 @@ struct cyclic_options {
 };
 
 struct cyclic_result {
-	struct schedule *schedule;  /* the best unrolled schedule found (valid);
-	                               NULL when none beats the start's unrolling
-	                               nor the start: see improved */
+	struct schedule *schedule;  /* the best unrolled schedule found (valid),
+	                               below the start's objective; NULL when
+	                               none is */
 	int64_t objective;          /* its simulated objective */
 	int64_t start_objective;    /* the start's own 1-periodic unrolling,
 	                               simulated (INT64_MAX: not valid) */
 	int K;                      /* the round that found the schedule */
-	bool improved;              /* objective below the start schedule's */
 	long evaluations;           /* unrolled schedules simulated */
 	long moves;                 /* moves taken */
 	double seconds;
@@ -81,9 +80,8 @@ int cyclic_default_rounds(const struct instance *in);
 bool cyclic_takes(const struct instance *in, int K);
 
 /* From the valid schedule `start`, search K-periodic orders for a
- * schedule better than start: a round for each K = 1 .. K_max, each from
- * the best schedule so far. r->schedule: the best found if it beats
- * start, else NULL. */
+ * schedule better than start: a round for each K = 1 .. K_max, each
+ * from start. r->schedule: the best found if it beats start, else NULL. */
 enum status cyclic_search(const struct instance *in, const struct schedule *start,
 			  const struct cyclic_options *o, struct cyclic_result *r,
 			  struct error *err);

@@ -1017,6 +1017,46 @@ static enum status shave_bounds(const struct instance *in, const struct exact_op
 }
 
 /*
+ * The search over K-periodic orders (cyclic.h) from the best schedule,
+ * before the local search, on instances beyond the exact search
+ * (BNB_MAX_OPS): a tenth of the time left, at most CYCLIC_CAP seconds.
+ * The families' steady states are local optima of the local search's
+ * neighbourhoods (v-min at its memory); moves that change every cycle at
+ * once are not. Measured: V p8 m48 (3, 4, 2), comm 1, v-min's memory, 3 s
+ * from v-min's 1504: 1458. Its schedule joins the local search's starts.
+ */
+#define CYCLIC_CAP 4.0   /* seconds */
+
+static enum status cyclic_step(const struct instance *in, const struct exact_options *o,
+			       double t0, struct starts *st, struct exact_result *r,
+			       struct error *err)
+{
+	double limit = step_time(o, t0, 0.1, CYCLIC_CAP);
+	if (!r->schedule || inst_nops(in) <= BNB_MAX_OPS || !cyclic_takes(in, 1) || !limit)
+		return STATUS_OK;
+	struct cyclic_options co = {.K_max = cyclic_default_rounds(in), .time_limit = limit, .seed = 1};
+	struct cyclic_result cr;
+	if (cyclic_search(in, r->schedule, &co, &cr, err))
+		return STATUS_ERROR;
+	r->cyclic_ran = true;
+	r->cyclic_seconds = cr.seconds;
+	r->cyclic_evaluations = cr.evaluations;
+	r->cyclic_objective = cr.schedule ? cr.objective : 0;
+	r->cyclic_K = cr.K;
+	if (cr.schedule) {   /* below r's objective: cyclic_search's contract */
+		schedule_free(r->schedule);
+		r->schedule = cr.schedule;
+		r->objective = cr.objective;
+		starts_add(st, r->schedule, r->objective);
+		cr.schedule = NULL;
+	}
+	cyclic_result_release(&cr);
+	if (r->objective <= r->bound)
+		r->certified_by = "bound";
+	return STATUS_OK;
+}
+
+/*
  * The local search (lns.h) from the families' best LNS_STARTS schedules
  * (lns_improve_starts), before the window bounds: a tenth of the time
  * left and at most LNS_CAP seconds (also without a limit). A better
@@ -1044,46 +1084,6 @@ static enum status shave_bounds(const struct instance *in, const struct exact_op
  * at 540 s; taken up again, the local search reaches 267, the bound, and
  * certifies it at 6.0 s of a 60 s solve.
  */
-/*
- * The search over K-periodic orders (cyclic.h) from the best schedule,
- * before the local search, on instances beyond the exact search
- * (BNB_MAX_OPS): a tenth of the time left, at most CYCLIC_CAP seconds.
- * The families' steady states are local optima of the local search's
- * neighbourhoods (v-min at its memory); moves that change every cycle at
- * once are not. Measured: V p8 m48 (3, 4, 2), comm 1, v-min's memory, 3 s
- * from v-min's 1504: 1458. Its schedule joins the local search's starts.
- */
-#define CYCLIC_CAP 4.0   /* seconds */
-
-static enum status cyclic_step(const struct instance *in, const struct exact_options *o,
-			       double t0, struct starts *st, struct exact_result *r,
-			       struct error *err)
-{
-	double limit = step_time(o, t0, 0.1, CYCLIC_CAP);
-	if (!r->schedule || inst_nops(in) <= BNB_MAX_OPS || !cyclic_takes(in, 1) || !limit)
-		return STATUS_OK;
-	struct cyclic_options co = {.K_max = cyclic_default_rounds(in), .time_limit = limit, .seed = 1};
-	struct cyclic_result cr;
-	if (cyclic_search(in, r->schedule, &co, &cr, err))
-		return STATUS_ERROR;
-	r->cyclic_ran = true;
-	r->cyclic_seconds = cr.seconds;
-	r->cyclic_evaluations = cr.evaluations;
-	r->cyclic_objective = cr.schedule ? cr.objective : 0;
-	r->cyclic_K = cr.K;
-	if (cr.schedule && cr.objective < r->objective) {
-		schedule_free(r->schedule);
-		r->schedule = cr.schedule;
-		r->objective = cr.objective;
-		starts_add(st, r->schedule, r->objective);
-		cr.schedule = NULL;
-	}
-	cyclic_result_release(&cr);
-	if (r->objective <= r->bound)
-		r->certified_by = "bound";
-	return STATUS_OK;
-}
-
 static enum status local_search(const struct instance *in, const struct exact_options *o,
 				double t0, const struct starts *st, struct exact_result *r,
 				struct error *err)
