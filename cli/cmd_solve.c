@@ -19,8 +19,10 @@ static const char usage_text[] =
 	"they meet, that schedule is optimal without a MILP (certified by the\n"
 	"bound). Otherwise, for the makespan, the window bounds of 'pipeopt\n"
 	"bound --windows' run for a tenth of the time, again while they raise the\n"
-	"bound (at most 10 s in all); past 512 ops a search over K-periodic orders\n"
-	"improves the best schedule first; then the exact search (a branch and bound\n"
+	"bound (at most 10 s in all); past 512 ops a search over K-periodic orders,\n"
+	"the local search and then the GA of 'pipeopt search' with its seeds (60 %\n"
+	"of the time left, unless --no-ga-start) improve the best schedule first;\n"
+	"then the exact search (a branch and bound\n"
 	"over schedules), then a MILP starting from the best schedule; the\n"
 	"result is certified when one of them proves optimality and the\n"
 	"schedule, re-simulated, has exactly that objective.\n"
@@ -120,6 +122,11 @@ static json_t *result_json(const struct instance *in, const struct solve_opts *o
 			(json_int_t)r->shave_nodes, "objective", r->shave_objective ?
 			json_integer(r->shave_objective) : json_null(), "seconds",
 			r->shave_seconds));
+	if (r->improve_ran)
+		json_object_set_new(j, "ga_search", json_pack("{s:I,s:o,s:f}", "from",
+			(json_int_t)r->improve_from, "objective", r->improve_objective ?
+			json_integer(r->improve_objective) : json_null(), "seconds",
+			r->improve_seconds));
 	if (r->cyclic_ran)
 		json_object_set_new(j, "cyclic", json_pack("{s:o,s:i,s:I,s:f}",
 			"objective", r->cyclic_objective ? json_integer(r->cyclic_objective) :
@@ -166,6 +173,12 @@ static void print_human(const struct instance *in, const struct run_opts *ro,
 	if (r->window_lo >= 0)
 		printf(": devices %d-%d exact, the others relaxed", r->window_lo, r->window_hi);
 	printf(")\n");
+	if (r->improve_ran && r->improve_objective)
+		printf("ga search   %" PRId64 " -> %" PRId64 " (%.2f s)\n", r->improve_from,
+		       r->improve_objective, r->improve_seconds);
+	else if (r->improve_ran)
+		printf("ga search   nothing better than %" PRId64 " (%.2f s)\n", r->improve_from,
+		       r->improve_seconds);
 	if (r->cyclic_ran && r->cyclic_objective)
 		printf("cyclic      %d-periodic orders: %" PRId64 " (%ld evaluated, %.2f s)\n",
 		       r->cyclic_K, r->cyclic_objective, r->cyclic_evaluations, r->cyclic_seconds);

@@ -23,7 +23,8 @@ struct solve_settings {
 	const char *solver;          /* a backend's name (solvers/solver.h) */
 	const char *formulation;     /* "auto" or a formulation's name */
 	bool cross_check, always_milp;
-	int ga_start;                /* boolean (options.h): a short GA run first */
+	int ga_start;                /* boolean (options.h): a short GA run first,
+	                                and past 512 ops search's GA (solve_search) */
 };
 
 struct search_settings {
@@ -80,6 +81,13 @@ const char *family_name_at(int i);
 /* The procedures' options from the settings and the shared options. */
 void solve_exact_options(const struct solve_settings *s, const struct run_opts *run,
 			 struct exact_options *o);
+
+/* exact_options.improve of `solve` (with s->ga_start): `search`'s GA with
+ * its seeds for `seconds`, from `start`, stopping at `bound`; ctx is the
+ * threads, as (intptr_t). */
+enum status solve_search(void *ctx, const struct instance *in, double seconds,
+			 const struct schedule *start, int64_t bound, struct schedule **out,
+			 struct error *err);
 
 /* The exact solve of `solve`: with s->ga_start, a short GA run first (at
  * most 1000 generations, 10 % of the time limit, 2 s), seeded with

@@ -3,6 +3,7 @@
 #include "methods/settings.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,7 +38,7 @@ const struct opt solve_opts[] = {
 	 .help = "solve the MILP even when a heuristic meets the bound"},
 	{.name = "ga-start", .type = OPT_BOOL, .dflt = "true", .offset = OFF(ga_start),
 	 .where = OPT_BOTH,
-	 .help = "a short GA run first (at most 2 s) supplies a schedule to beat"},
+	 .help = "a short GA run first (at most 2 s) supplies a schedule to beat; past 512 ops, after the local search, search's GA with its seeds (60 % of the time left)"},
 	{0}};
 
 void solve_exact_options(const struct solve_settings *s, const struct run_opts *run,
@@ -50,6 +51,45 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 	o->always_milp = s->always_milp;
 	o->time_limit = run->time_limit;
 	o->threads = run_opts_threads_value(run);
+	if (s->ga_start) {
+		o->improve = solve_search;
+		o->improve_ctx = (void *)(intptr_t)o->threads;   /* the search's threads */
+	}
+}
+
+/* exact_options.improve: `search`'s GA with its defaults and every seed
+ * of its own (the exact solve of a reduced instance stretched, the
+ * shortest 1-periodic schedule, the K-periodic orders, the local search),
+ * the solve's best schedule one more seed, stopping at the solve's bound
+ * (its target). A GA that fails (out of memory) leaves *out NULL and the
+ * solve goes on without it. */
+enum status solve_search(void *ctx, const struct instance *in, double seconds,
+			 const struct schedule *start, int64_t bound, struct schedule **out,
+			 struct error *err)
+{
+	struct search_settings s;
+	struct opt_set set = {.cmd = "solve"};
+	struct run_opts run = {.threads = (long)(intptr_t)ctx, .time_limit = seconds};
+	struct ga_options g;
+	struct ga_result gr;
+	const struct schedule *extra[1] = {start};
+	const char *names[1] = {"solve's best"};
+	opts_add(&set, search_opts, &s);
+	opts_defaults(&set);
+	s.target = bound > 0 ? bound : 0;
+	search_ga_options(&s, &run, &g);
+	g.nextra = 1;
+	g.extra = extra;
+	g.extra_names = names;
+	struct error ignored;
+	(void)err;
+	*out = NULL;
+	if (ga_run(in, &g, &gr, &ignored))
+		return STATUS_OK;   /* as with the GA start: the solve goes on */
+	*out = gr.schedule;
+	gr.schedule = NULL;
+	ga_result_release(&gr);
+	return STATUS_OK;
 }
 
 /*

@@ -51,6 +51,16 @@ struct exact_options {
 	const struct solver_backend *test_backend;
 	void (*progress)(void *ctx, double incumbent, double bound);
 	void *progress_ctx;
+	/* Beyond the exact search (more than BNB_MAX_OPS ops) and with a time
+	 * limit: a heuristic search from the best schedule once the bounds
+	 * are in, given `seconds` and the bound it may stop at; *out a
+	 * schedule or NULL (exact.c simulates it and keeps it only if valid
+	 * and better). methods/solve.c gives `search`'s GA with its seeds.
+	 * NULL: no such step. */
+	enum status (*improve)(void *ctx, const struct instance *in, double seconds,
+			       const struct schedule *start, int64_t bound,
+			       struct schedule **out, struct error *err);
+	void *improve_ctx;
 };
 
 struct exact_result {
@@ -92,6 +102,11 @@ struct exact_result {
 	int solver_crashes;          /* MILP passes whose solver process crashed
 	                                before its limit: each lost that pass
 	                                only (exact.c, run_backend) */
+	/* the heuristic search (exact_options.improve), when run */
+	bool improve_ran;
+	int64_t improve_from;        /* the objective it started from */
+	int64_t improve_objective;   /* its best, 0 if none beat its start */
+	double improve_seconds;
 	/* the search over K-periodic orders (cyclic.h), when run */
 	bool cyclic_ran;
 	int cyclic_K;                /* the round of its schedule */

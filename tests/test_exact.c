@@ -15,6 +15,7 @@
 #include "formulate/schedule_milp.h"
 #include "crash_backends.h"
 #include "solvers/bnb.h"
+#include "solvers/cyclic.h"
 #include "solvers/exact.h"
 #include "solvers/lns.h"
 #include "solvers/relax.h"
@@ -926,6 +927,108 @@ static void test_window_bound_by_hand(void **state)
 	instance_free(in);
 }
 
+/*
+ * exact_options.improve (the heuristic search `solve` hands in): called
+ * once, after the local search, only beyond the exact search (more than
+ * BNB_MAX_OPS ops) and with a time limit, with at most IMPROVE_SHARE
+ * (0.6) of the limit, the best schedule so far and the bound; a valid
+ * better schedule it returns is kept, an invalid one is dropped. The
+ * third hook runs the K-periodic search (cyclic.h, another module) from
+ * the start it is given, K = 2, and whatever it returns must be what the
+ * solve reports and keeps.
+ */
+enum hook_mode { HOOK_NONE, HOOK_INVALID, HOOK_CYCLIC };
+struct hook {
+	enum hook_mode mode;
+	int calls;
+	double seconds;
+	int64_t bound, start_objective, returned;
+};
+
+static enum status improve_hook(void *ctx, const struct instance *in, double seconds,
+				const struct schedule *start, int64_t bound,
+				struct schedule **out, struct error *err)
+{
+	struct hook *h = ctx;
+	struct sim *sim = sim_new(in);
+	struct sim_result sr;
+	assert_int_equal(sim_run(sim, start, &sr, err), STATUS_OK);
+	sim_free(sim);
+	h->calls++;
+	h->seconds = seconds;
+	h->bound = bound;
+	h->start_objective = sr.objective;
+	*out = NULL;
+	if (h->mode == HOOK_INVALID) {
+		*out = schedule_new(in->devices);   /* no ops: invalid */
+	} else if (h->mode == HOOK_CYCLIC) {
+		struct cyclic_options co = {.K_max = 2, .time_limit = 600,
+					    .max_evaluations = 200000, .seed = 1};
+		struct cyclic_result cr;
+		assert_int_equal(cyclic_search(in, start, &co, &cr, err), STATUS_OK);
+		h->returned = cr.schedule ? cr.objective : 0;
+		*out = cr.schedule;
+		cr.schedule = NULL;
+		cyclic_result_release(&cr);
+	}
+	return STATUS_OK;
+}
+
+static void solve_with_hook(const char *json, double limit, struct hook *h,
+			    struct exact_result *r)
+{
+	struct instance *in = parse_instance_ok(json);
+	struct exact_options o = {.solver = "cbc", .formulation = "auto", .time_limit = limit,
+				  .threads = 1, .improve = improve_hook, .improve_ctx = h};
+	struct error err;
+	assert_int_equal(exact_solve(in, &o, r, &err), STATUS_OK);
+	struct sim *sim = sim_new(in);
+	struct sim_result sr;
+	assert_int_equal(sim_run(sim, r->schedule, &sr, &err), STATUS_OK);
+	assert_int_equal(sr.objective, r->objective);
+	assert_true(r->bound <= r->objective);
+	sim_free(sim);
+	instance_free(in);
+}
+
+#define V4M32 "{\"name\":\"v4m32\",\"devices\":4,\"microbatches\":32,\"chunks\":2," \
+	"\"placement\":\"v\",\"cost\":{\"F\":3,\"B\":4,\"W\":2},\"comm\":1," \
+	"\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":8}}"
+
+static void test_improve_hook(void **state)
+{
+	struct exact_result r;
+	for (int mode = HOOK_NONE; mode <= HOOK_CYCLIC; mode++) {
+		struct hook h = {.mode = mode};
+		solve_with_hook(V4M32, 3, &h, &r);   /* 768 ops */
+		assert_int_equal(h.calls, 1);
+		assert_true(r.improve_ran);
+		assert_true(h.seconds > 0 && h.seconds <= 0.6 * 3);
+		assert_true(h.bound > 0 && h.bound <= r.bound);
+		assert_int_equal(h.start_objective, r.improve_from);
+		assert_true(r.objective <= r.improve_from);
+		if (mode == HOOK_CYCLIC) {
+			/* its start is past solve's own K-periodic step and
+			 * local search, which may have left nothing to find */
+			assert_int_equal(r.improve_objective, h.returned);
+			if (h.returned)
+				assert_true(r.objective <= h.returned);
+		} else {
+			assert_int_equal(r.improve_objective, 0);
+		}
+		exact_result_release(&r);
+	}
+	/* within the exact search (V p2 m8: 96 ops), or without a limit: never */
+	struct hook h = {.mode = HOOK_CYCLIC};
+	solve_with_hook("{\"name\":\"v2m8\",\"devices\":2,\"microbatches\":8,\"chunks\":2,"
+			"\"placement\":\"v\",\"cost\":{\"F\":3,\"B\":4,\"W\":2},\"comm\":1,"
+			"\"memory\":{\"F\":2,\"B\":-1,\"W\":-1,\"limit\":6}}", 5, &h, &r);
+	assert_int_equal(h.calls, 0);
+	assert_false(r.improve_ran);
+	exact_result_release(&r);
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -942,6 +1045,7 @@ int main(void)
 		cmocka_unit_test(test_search_positive_w_delta),
 		cmocka_unit_test(test_target_passes_against_brute_force),
 		cmocka_unit_test(test_target_model_infeasible_below_optimum),
+		cmocka_unit_test(test_improve_hook),
 	};
 	return cmocka_run_group_tests_name("exact", tests, NULL, NULL);
 }
