@@ -11,12 +11,13 @@
 #   gpt  F 9261, B 9043, W 4669, comm 601 us (Zero Bubble's GPT 1.5B,
 #        bench/recompute.sh)
 #   342  F 3, B 4, W 2, comm 1 (bench/vfamilies-small.sh's second set)
-# The limit is the simulated peak of v-min (or of v-half with -l v-half).
+# The limit is the simulated peak of v-min (or of v-half with -l v-half, or
+# of zb-v, 1F1B's memory, with -l zb-v).
 # Per row: the best family valid at that limit (simulated), `search` for
 # T seconds, its gain over that family, and `pipeopt bound`.
 #
 # usage: bench/vfamilies-large.sh [-t SECONDS] [-p "8 12 16"] [-m "16 32 48"]
-#                                 [-c "ds gpt 342"] [-l v-min|v-half] [PIPEOPT]
+#                                 [-c "ds gpt 342"] [-l v-min|v-half|zb-v] [PIPEOPT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 limit=10 ps="8 12 16" ms="16 32 48" cs="ds gpt 342" of=v-min
@@ -26,7 +27,7 @@ while getopts "t:p:m:c:l:" opt; do
     *) exit 2 ;;
   esac
 done
-case $of in v-min | v-half) ;; *) echo "bench/vfamilies-large.sh: -l $of: expected v-min or v-half" >&2; exit 2 ;; esac
+case $of in v-min | v-half | zb-v) ;; *) echo "bench/vfamilies-large.sh: -l $of: expected v-min, v-half or zb-v" >&2; exit 2 ;; esac
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
 . bench/lib.sh
