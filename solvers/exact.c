@@ -1018,7 +1018,7 @@ static enum status shave_bounds(const struct instance *in, const struct exact_op
 
 /*
  * The caller's heuristic search (exact_options.improve; `search`'s GA in
- * `solve`) from the best schedule, right after the bounds, on instances
+ * `solve`) from the best schedule, after the local search, on instances
  * beyond the exact search (BNB_MAX_OPS) with a time limit: IMPROVE_SHARE
  * of the time left. There the whole-instance MILPs rarely move within a
  * limit (V p16 m7, 40/40/20, comm 1, v-min's memory, 672 ops: the
@@ -1027,10 +1027,12 @@ static enum status shave_bounds(const struct instance *in, const struct exact_op
  * solve of a reduced instance stretched, the shortest 1-periodic
  * schedule, the K-periodic orders) reach where the steps below do not:
  * that instance 4112 -> 4070 (solvers/README.md has the table). After the
- * bounds, not before, so that it stops as soon as it meets the shaving
- * bound (p8 m32 split, p activations: a search blind to it spends its
- * whole share on a proven optimum). Its schedule is simulated here and
- * joins the local search's starts.
+ * shaving bound, so that it stops as soon as it meets it (p8 m32 split,
+ * p activations: a search blind to it spent its whole share on a proven
+ * optimum), and after the local search, which descends further in the
+ * same time where it can (p12 m16 (3, 4, 2): 656 -> 621, where this
+ * search first ended at 638). Its schedule is simulated here and joins
+ * the starts.
  */
 #define IMPROVE_SHARE 0.6   /* of the time left */
 
