@@ -14,20 +14,23 @@
 # The limit is the simulated peak of v-min (or of v-half with -l v-half, or
 # of zb-v, 1F1B's memory, with -l zb-v).
 # Per row: the best family valid at that limit (simulated), `search` for
-# T seconds, its gain over that family, and `pipeopt bound`.
+# T seconds (or `solve` with -s solve), its gain over that family, and
+# `pipeopt bound`.
 #
 # usage: bench/vfamilies-large.sh [-t SECONDS] [-p "8 12 16"] [-m "16 32 48"]
-#                                 [-c "ds gpt 342"] [-l v-min|v-half|zb-v] [PIPEOPT]
+#                                 [-c "ds gpt 342"] [-l v-min|v-half|zb-v]
+#                                 [-s search|solve] [PIPEOPT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-limit=10 ps="8 12 16" ms="16 32 48" cs="ds gpt 342" of=v-min
-while getopts "t:p:m:c:l:" opt; do
+limit=10 ps="8 12 16" ms="16 32 48" cs="ds gpt 342" of=v-min cmd=search
+while getopts "t:p:m:c:l:s:" opt; do
   case $opt in
-    t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;; c) cs=$OPTARG ;; l) of=$OPTARG ;;
+    t) limit=$OPTARG ;; p) ps=$OPTARG ;; m) ms=$OPTARG ;; c) cs=$OPTARG ;; l) of=$OPTARG ;; s) cmd=$OPTARG ;;
     *) exit 2 ;;
   esac
 done
 case $of in v-min | v-half | zb-v) ;; *) echo "bench/vfamilies-large.sh: -l $of: expected v-min, v-half or zb-v" >&2; exit 2 ;; esac
+case $cmd in search | solve) ;; *) echo "bench/vfamilies-large.sh: -s $cmd: expected search or solve" >&2; exit 2 ;; esac
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
 . bench/lib.sh
@@ -51,7 +54,7 @@ print(json.dumps(inst))
 PY
 }
 
-printf '| p | m | costs | limit (peak of %s) | best family | search %s s | gain | bound |\n' "$of" "$limit"
+printf '| p | m | costs | limit (peak of %s) | best family | %s %s s | gain | bound |\n' "$of" "$cmd" "$limit"
 printf '|---|---|---|---|---|---|---|---|\n'
 for p in $ps; do for m in $ms; do for c in $cs; do
   instance "$p" "$m" "$c" none > "$dir/free.json"
@@ -65,7 +68,7 @@ try:
     print(b["makespan"], b["family"])
 except Exception:
     print("- -")')
-  s=$({ "$bin" search "$dir/i.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | json_field makespan)
+  s=$({ "$bin" "$cmd" "$dir/i.json" --time-limit "$limit" --json --no-timeline 2>/dev/null || true; } | json_field makespan)
   b=$({ "$bin" bound "$dir/i.json" --json 2>/dev/null || true; } | json_field lower_bound)
   # shellcheck disable=SC2086
   set -- $fam
