@@ -11,20 +11,22 @@
 # Costs are floored to whole microseconds per chunk. Each row: the
 # family's makespan and peak activations (chunk activations, memory F +1,
 # B -1 per chunk), `search` for T seconds (the GA seeded with the
-# families) and its peak, the lower bound, and the distances.
+# families) and its peak, the lower bound, and the distances. With -l the
+# search runs at the family's own memory: every device limited to the
+# family's highest peak (the bound then includes that limit).
 #
-# usage: bench/waves.sh [-t SECONDS] [-m "16 32"] [PIPEOPT]
+# usage: bench/waves.sh [-t SECONDS] [-m "16 32"] [-l] [PIPEOPT]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-limit=10 ms="16 32"
-while getopts "t:m:" opt; do
-  case $opt in t) limit=$OPTARG ;; m) ms=$OPTARG ;; *) exit 2 ;; esac
+limit=10 ms="16 32" own=0
+while getopts "t:m:l" opt; do
+  case $opt in t) limit=$OPTARG ;; m) ms=$OPTARG ;; l) own=1 ;; *) exit 2 ;; esac
 done
 shift $((OPTIND - 1))
 bin=${1:-build/pipeopt}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-printf '| m | placement | family | family makespan (peak) | search %s s (peak) | bound | family above bound | search above bound |\n' "$limit"
+printf '| m | placement | family | family makespan (peak) | search %s s%s (peak) | bound | family above bound | search above bound |\n' "$limit" "$([ "$own" = 1 ] && echo ' at its memory')"
 printf '|---|---|---|---|---|---|---|---|\n'
 for m in $ms; do
   for cfg in "linear 1f1b" "v2 hanayo" "v4 hanayo" "bitpipe bitpipe"; do
@@ -50,6 +52,14 @@ inst.update({"name": f"gpt-1.5b-p8-m{m}-{kind}", "comm": c, "memory": mem})
 print(json.dumps(inst))
 PY
     "$bin" simulate "$dir/i.json" --family "$2" --json --no-timeline > "$dir/f.json"
+    if [ "$own" = 1 ]; then
+      python3 - "$dir/i.json" "$dir/f.json" <<'PY'
+import json, sys
+inst, f = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+inst["memory"]["limit"] = max(f["peak_memory"])
+json.dump(inst, open(sys.argv[1], "w"))
+PY
+    fi
     "$bin" search "$dir/i.json" --time-limit "$limit" --json > "$dir/s.json"
     python3 - "$m" "$1" "$2" "$dir/f.json" "$dir/s.json" <<'PY'
 import json, sys
