@@ -230,24 +230,25 @@ static int64_t steady_period(const struct instance *in, const struct sim_result 
 	return span > 0 ? (span + (j2 - j1) - 1) / (j2 - j1) : 0;
 }
 
-/* The best valid seed so far (NULL: none) and its steady-state period. */
-static const struct schedule *best_seed(const struct instance *in, const struct ga_seed *v,
-					int n, int64_t *hint)
+/* The best valid seed: the schedule, its objective and its steady-state
+ * period (the periodic seed's hint). */
+struct best {
+	const struct schedule *schedule;   /* NULL: none valid */
+	int64_t objective, period;
+};
+
+/* Fold seeds v[from .. n) into *b (simulated once each). */
+static void best_seed(const struct instance *in, const struct ga_seed *v, int from, int n,
+		      struct best *b)
 {
-	const struct schedule *best = NULL;
-	int64_t obj = INT64_MAX;
 	struct sim *sim = sim_new(in);
 	struct sim_result r;
-	*hint = 0;
-	for (int i = 0; sim && i < n; i++)
+	for (int i = from; sim && i < n; i++)
 		if (v[i].schedule && sim_run(sim, v[i].schedule, &r, NULL) == STATUS_OK &&
-		    r.objective < obj) {
-			obj = r.objective;
-			best = v[i].schedule;
-			*hint = steady_period(in, &r);
+		    r.objective < b->objective) {
+			*b = (struct best){v[i].schedule, r.objective, steady_period(in, &r)};
 		}
 	sim_free(sim);
-	return best;
 }
 
 /* The periodic seed (ga_options.periodic), with the exact seed's time,
@@ -262,22 +263,25 @@ static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 {
 	char note[200] = "";
 	struct schedule *s = NULL;
-	int64_t hint;
-	best_seed(in, *v, *n, &hint);
+	struct best b = {NULL, INT64_MAX, 0};
+	best_seed(in, *v, 0, *n, &b);
 	double t0 = clock_seconds();
-	if (o->periodic(o->exact_ctx, in, exact_seconds(o), hint, &s, note, sizeof note)) {
+	if (o->periodic(o->exact_ctx, in, exact_seconds(o), b.period, &s, note, sizeof note)) {
 		schedule_free(s);
 		s = NULL;
 	}
+	int before = *n;
 	enum status st = push_seed(v, n, cap, "periodic", s, note, err);
-	const struct schedule *start = st || !o->cyclic ? NULL : best_seed(in, *v, *n, &hint);
-	if (!start)
+	if (st || !o->cyclic)
 		return st;
+	best_seed(in, *v, before, *n, &b);   /* the periodic seed, if it beats them */
+	if (!b.schedule)
+		return STATUS_OK;
 	s = NULL;
 	note[0] = 0;
 	double left = 2 * exact_seconds(o) - (clock_seconds() - t0);
-	if (o->cyclic(o->exact_ctx, in, left > exact_seconds(o) ? left : exact_seconds(o), hint,
-		      o->seed, start, &s, note, sizeof note)) {
+	if (o->cyclic(o->exact_ctx, in, left > exact_seconds(o) ? left : exact_seconds(o),
+		      b.period, o->seed, b.schedule, &s, note, sizeof note)) {
 		schedule_free(s);
 		s = NULL;
 	}

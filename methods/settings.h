@@ -83,9 +83,9 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 			 struct exact_options *o);
 
 /* exact_options.improve of `solve` (with s->ga_start): `search`'s GA with
- * its seeds for `seconds`, from `start`, stopping at `bound`; ctx is the
- * threads, as (intptr_t). */
-enum status solve_search(void *ctx, const struct instance *in, double seconds,
+ * its seeds for `seconds` on `threads`, from `start`, stopping at
+ * `bound`; ctx unused. */
+enum status solve_search(void *ctx, const struct instance *in, double seconds, int threads,
 			 const struct schedule *start, int64_t bound, struct schedule **out,
 			 struct error *err);
 

@@ -3,7 +3,6 @@
 #include "methods/settings.h"
 
 #include <inttypes.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,10 +50,8 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
 	o->always_milp = s->always_milp;
 	o->time_limit = run->time_limit;
 	o->threads = run_opts_threads_value(run);
-	if (s->ga_start) {
+	if (s->ga_start)
 		o->improve = solve_search;
-		o->improve_ctx = (void *)(intptr_t)o->threads;   /* the search's threads */
-	}
 }
 
 /* exact_options.improve: `search`'s GA with its defaults and every seed
@@ -63,13 +60,13 @@ void solve_exact_options(const struct solve_settings *s, const struct run_opts *
  * the solve's best schedule one more seed, stopping at the solve's bound
  * (its target). A GA that fails (out of memory) leaves *out NULL and the
  * solve goes on without it. */
-enum status solve_search(void *ctx, const struct instance *in, double seconds,
+enum status solve_search(void *ctx, const struct instance *in, double seconds, int threads,
 			 const struct schedule *start, int64_t bound, struct schedule **out,
 			 struct error *err)
 {
 	struct search_settings s;
 	struct opt_set set = {.cmd = "solve"};
-	struct run_opts run = {.threads = (long)(intptr_t)ctx, .time_limit = seconds};
+	struct run_opts run = {.threads = threads, .time_limit = seconds};
 	struct ga_options g;
 	struct ga_result gr;
 	const struct schedule *extra[1] = {start};
@@ -82,6 +79,7 @@ enum status solve_search(void *ctx, const struct instance *in, double seconds,
 	g.extra = extra;
 	g.extra_names = names;
 	struct error ignored;
+	(void)ctx;
 	(void)err;
 	*out = NULL;
 	if (ga_run(in, &g, &gr, &ignored))

@@ -94,19 +94,14 @@ bool schedule_layout_ok(const struct schedule *s)
 	return true;
 }
 
-enum status schedule_push(struct schedule *s, int d, int kind, int stage,
-			  int mb)
+enum status schedule_row_grow(struct sched_row *r)
 {
-	struct sched_row *r = &s->rows[d];
-	if (r->len == r->cap) {
-		int cap = r->cap ? 2 * r->cap : 16;
-		struct op *ops = realloc(r->ops, cap * sizeof *ops);
-		if (!ops)
-			return err_set(NULL, "out of memory");
-		r->ops = ops;
-		r->cap = cap;
-	}
-	r->ops[r->len++] = (struct op){kind, stage, mb, false, false};
+	int cap = r->cap ? 2 * r->cap : 16;
+	struct op *ops = realloc(r->ops, cap * sizeof *ops);
+	if (!ops)
+		return err_set(NULL, "out of memory");
+	r->ops = ops;
+	r->cap = cap;
 	return STATUS_OK;
 }
 

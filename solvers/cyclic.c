@@ -147,9 +147,7 @@ static enum status cyc_unroll_device(const struct cyc *c, struct schedule *sc, i
 			int j = (n - v->k) * K + v->r;
 			if (j < 0 || j >= M)
 				continue;
-			if (row->len < row->cap)   /* schedule_push's write, inline */
-				row->ops[row->len++] = (struct op){v->kind, v->stage, j, false, false};
-			else if (schedule_push(sc, d, v->kind, v->stage, j))
+			if (schedule_push(sc, d, v->kind, v->stage, j))
 				return STATUS_ERROR;
 		}
 	return STATUS_OK;

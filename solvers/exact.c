@@ -1016,6 +1016,26 @@ static enum status shave_bounds(const struct instance *in, const struct exact_op
 	return STATUS_OK;
 }
 
+/* A heuristic step's schedule s (owned; NULL: none) of objective obj:
+ * if below the best, it becomes the best and joins the starts, else it
+ * is freed. Either way the best is certified by the bound if it meets
+ * it. Returns whether s was taken. */
+static bool adopt(struct exact_result *r, struct starts *st, struct schedule *s, int64_t obj)
+{
+	bool take = s && obj < r->objective;
+	if (take) {
+		schedule_free(r->schedule);
+		r->schedule = s;
+		r->objective = obj;
+		starts_add(st, s, obj);
+	} else {
+		schedule_free(s);
+	}
+	if (r->objective <= r->bound)
+		r->certified_by = "bound";
+	return take;
+}
+
 /*
  * The caller's heuristic search (exact_options.improve; `search`'s GA in
  * `solve`) from the best schedule, after the local search, on instances
@@ -1046,22 +1066,15 @@ static enum status improve_step(const struct instance *in, const struct exact_op
 		return STATUS_OK;
 	double t = clock_seconds();
 	struct schedule *s = NULL;
-	if (o->improve(o->improve_ctx, in, limit, r->schedule, r->bound, &s, err))
+	if (o->improve(o->improve_ctx, in, limit, o->threads, r->schedule, r->bound, &s, err))
 		return STATUS_ERROR;
 	r->improve_ran = true;
 	r->improve_seconds = clock_seconds() - t;
 	r->improve_from = r->objective;
 	struct sim_result sr;
-	if (s && !sim_run(sim, s, &sr, NULL) && sr.objective < r->objective) {
-		schedule_free(r->schedule);
-		r->schedule = s;
-		r->objective = r->improve_objective = sr.objective;
-		starts_add(st, s, sr.objective);
-	} else {
-		schedule_free(s);
-	}
-	if (r->objective <= r->bound)
-		r->certified_by = "bound";
+	bool valid = s && !sim_run(sim, s, &sr, NULL);
+	if (adopt(r, st, s, valid ? sr.objective : INT64_MAX))
+		r->improve_objective = r->objective;
 	return STATUS_OK;
 }
 
@@ -1092,16 +1105,7 @@ static enum status cyclic_step(const struct instance *in, const struct exact_opt
 	r->cyclic_evaluations = cr.evaluations;
 	r->cyclic_objective = cr.schedule ? cr.objective : 0;
 	r->cyclic_K = cr.K;
-	if (cr.schedule) {   /* below r's objective: cyclic_search's contract */
-		schedule_free(r->schedule);
-		r->schedule = cr.schedule;
-		r->objective = cr.objective;
-		starts_add(st, r->schedule, r->objective);
-		cr.schedule = NULL;
-	}
-	cyclic_result_release(&cr);
-	if (r->objective <= r->bound)
-		r->certified_by = "bound";
+	adopt(r, st, cr.schedule, cr.objective);   /* below r's: cyclic_search's contract */
 	return STATUS_OK;
 }
 

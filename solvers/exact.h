@@ -52,13 +52,13 @@ struct exact_options {
 	void (*progress)(void *ctx, double incumbent, double bound);
 	void *progress_ctx;
 	/* Beyond the exact search (more than BNB_MAX_OPS ops) and with a time
-	 * limit: a heuristic search from the best schedule once the bounds
-	 * are in, given `seconds` and the bound it may stop at; *out a
-	 * schedule or NULL (exact.c simulates it and keeps it only if valid
-	 * and better). methods/solve.c gives `search`'s GA with its seeds.
-	 * NULL: no such step. */
+	 * limit: a heuristic search from the best schedule after the local
+	 * search, given `seconds`, the solve's `threads` and the bound it may
+	 * stop at; *out a schedule or NULL (exact.c simulates it and keeps it
+	 * only if valid and better). methods/solve.c gives `search`'s GA with
+	 * its seeds. NULL: no such step. */
 	enum status (*improve)(void *ctx, const struct instance *in, double seconds,
-			       const struct schedule *start, int64_t bound,
+			       int threads, const struct schedule *start, int64_t bound,
 			       struct schedule **out, struct error *err);
 	void *improve_ctx;
 };

@@ -946,10 +946,11 @@ struct hook {
 };
 
 static enum status improve_hook(void *ctx, const struct instance *in, double seconds,
-				const struct schedule *start, int64_t bound,
+				int threads, const struct schedule *start, int64_t bound,
 				struct schedule **out, struct error *err)
 {
 	struct hook *h = ctx;
+	assert_int_equal(threads, 1);   /* the solve's */
 	struct sim *sim = sim_new(in);
 	struct sim_result sr;
 	assert_int_equal(sim_run(sim, start, &sr, err), STATUS_OK);
