@@ -21,8 +21,12 @@
  * but fits with the kept part drops them, and its B then runs the
  * recompute first (memory and time as the simulator counts them); an F
  * that fits keeps them, since dropping only adds time to the order as
- * decoded. The rule reads the order alone, so a decoded genome decodes to
- * the same marks.
+ * decoded. A recomputed B that then lacks memory for the rebuild, with no
+ * pending W to make room, drops resident activations whose B's come later
+ * (drop_room): the order stands, where reordering it could only run other
+ * ops first and, with every resident activation's B listed after this B,
+ * deadlocked. The rules read the order alone, so a decoded genome decodes
+ * to the same marks.
  *
  * Offload (instance.h): the genome orders compute ops only; the decoder
  * decides the copies. When the device's next op needs memory it lacks and
@@ -74,7 +78,7 @@ struct decoder {
 	int64_t *free_end;     /* [D] ready.h offload_floor */
 	int64_t *alloc_start;  /* [2*D] */
 	int64_t *host;         /* [D] host memory in use */
-	int *taken;            /* [L*M] scratch of room_possible */
+	int *taken;            /* [L*M] scratch of room_possible and drop_room */
 	struct copy_op {       /* the copies in decision order */
 		int device, at;    /* listed before the device's at-th compute op */
 		int kind, stage, mb;
@@ -119,7 +123,8 @@ struct decoder *decoder_new(const struct layout *lay)
 	dc->alloc_start = calloc(2 * dd, sizeof *dc->alloc_start);
 	dc->host = calloc(dd, sizeof *dc->host);
 	dc->copies = calloc(2 * lm, sizeof *dc->copies);
-	dc->taken = calloc(lm, sizeof *dc->taken);
+	dc->taken = calloc(dc->offload || dc->recompute ? (size_t)dc->L * dc->M : 1,
+			   sizeof *dc->taken);
 	if (!dc->end || !dc->qpos || !dc->head || !dc->used || !dc->out || !dc->cur ||
 	    !dc->outpos || !dc->forced || !dc->free_at || !dc->first_start ||
 	    !dc->mem || !dc->stack || !dc->queued || !dc->second || !dc->rc || !dc->cp ||
@@ -523,6 +528,68 @@ static bool needs_reload(const struct decoder *dc, int q)
 	return dc->offload && q / dc->L == OP_B && dc->cp[q % dc->L * dc->M + dc->head[q]] == 1;
 }
 
+/* Recompute: the resident activation of device d to drop next: of each
+ * stage its last micro-batch whose F kept its activations and whose B has
+ * not run (rc 0: neither dropped nor taken), other than the next op's own
+ * (skip_l, skip_j), and of those the one with the most of its stage's B's
+ * before it (victim()'s rule, from the order's counts alone); ties to the
+ * later stage. False when none is left. */
+static bool drop_victim(const struct decoder *dc, int d, int skip_l, int skip_j, int *vl,
+			int *vj)
+{
+	const struct layout *lay = dc->lay;
+	int M = dc->M, L = dc->L, best_ahead = -1;
+	for (int i = lay->dev_slot_start[d]; i < lay->dev_slot_start[d + 1]; i++) {
+		int q = lay->dev_slots[i], l = q % L;
+		if (q / L != OP_B || inst_rebuilt(dc->in, l) <= 0)
+			continue;
+		for (int j = dc->head[OP_F * L + l] - 1; j >= dc->head[q]; j--) {
+			if (dc->rc[l * M + j] || (l == skip_l && j == skip_j))
+				continue;
+			if (j - dc->head[q] >= best_ahead) {
+				best_ahead = j - dc->head[q];
+				*vl = l;
+				*vj = j;
+			}
+			break;
+		}
+	}
+	return best_ahead >= 0;
+}
+
+/* Recompute: slot q's next op does not fit on device d; drop resident
+ * activations by drop_victim()'s rule until it does (all or nothing).
+ * Dropping after the F ran is what the F dropping them would have been:
+ * the memory in use at every point before is lower by the dropped part,
+ * the times before are unchanged (the B has not run), and the B rebuilds
+ * them first (R longer, the rebuilt memory charged at the B), so the
+ * decoded rows simulate to the decoder's times. The genome orders the op
+ * now; without the drop, the repairs below would run another op first,
+ * and on one stage per device, where every resident activation's B comes
+ * after this op, the order can end in a deadlock (1F1B's order under a
+ * limit below p activations, e.g. datasets/instances/recompute-3x4.json
+ * at m 100). */
+static bool drop_room(struct decoder *dc, int d, int q)
+{
+	const struct instance *in = dc->in;
+	int k = q / dc->L, l = q % dc->L, n = 0, vl, vj;
+	int64_t top, freed = 0;
+	bool drop;
+	charge_recompute(dc, d, q, dc->mem[d], true, &top, &drop);
+	while (top - freed > in->limit[d] &&
+	       drop_victim(dc, d, k == OP_B ? l : -1, k == OP_B ? dc->head[q] : -1, &vl, &vj)) {
+		freed += inst_rebuilt(in, vl);
+		dc->rc[vl * dc->M + vj] = 2;   /* taken, until the count is done */
+		dc->taken[n++] = vl * dc->M + vj;
+	}
+	bool ok = top - freed <= in->limit[d];
+	for (int i = 0; i < n; i++)
+		dc->rc[dc->taken[i]] = ok;
+	if (ok)
+		dc->mem[d] -= freed;
+	return ok && n > 0;
+}
+
 /* Slot q's next op lacks memory on device d, or is a B whose reload is
  * not listed: list the reload where it fits; else run a pending W that
  * fits; else, with offload, copy activations out (all or nothing: to fit
@@ -539,6 +606,8 @@ static bool make_fit(struct decoder *dc, int d, int q, bool *copied)
 	int r = earliest_slot(dc, d, pending_w_fits, NULL);
 	if (r < 0 && dc->offload && (reloading ? reload(dc, d, l, j) : room_for(dc, d, q)))
 		return *copied = true;
+	if (r < 0 && dc->recompute && in->has_limit && q / dc->L == OP_B && drop_room(dc, d, q))
+		return true;   /* a decision, like the F's own drop: not a repair */
 	if (r < 0)
 		r = earliest_slot(dc, d, local_inputs_fit, NULL);
 	if (r < 0 || r == q)
@@ -564,6 +633,13 @@ static bool run_device(struct decoder *dc, const gene_t *g, int d)
 		 * of the decision */
 		if (dc->offload && (start = op_ready_time(in, dc->end, k, l, dc->head[q],
 							  dc->free_at[d], &w)) < 0)
+			return true;   /* waits for another device */
+		/* recompute: a B that lacks memory waits for its inputs first,
+		 * so that what runs meanwhile (a deadlock's repair elsewhere,
+		 * W's it makes pending) is in place before drop_room() decides:
+		 * the realised order, decoded again, reaches the same point */
+		if (dc->recompute && k == OP_B && !fits(dc, d, q) &&
+		    op_ready_time(in, dc->end, k, l, dc->head[q], dc->free_at[d], &w) < 0)
 			return true;   /* waits for another device */
 		if (needs_reload(dc, q) || !fits(dc, d, q)) {
 			if (!make_fit(dc, d, q, &copied))

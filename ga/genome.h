@@ -17,9 +17,11 @@
  * sim.c, one device as far as it can, and at each step TRIES the device's
  * next gene and TESTS it:
  *   1. memory: does the op fit under the device's limit? If not, REPAIR:
- *      run the device's earliest-listed pending W (one whose B has run), else
- *      the earliest-listed op of another slot that fits; if none fits, the
- *      genome is infeasible;
+ *      run the device's earliest-listed pending W (one whose B has run); else,
+ *      with recompute, for a B that must first rebuild its activations,
+ *      drop resident ones (decode.c drop_room, once its inputs are in);
+ *      else the earliest-listed op of another slot that fits; if none
+ *      fits, the genome is infeasible;
  *   2. inputs: have they been produced? If yes, at time a (arrival), and the
  *      device is free earlier, fill the wait with pending W's that end by a
  *      (never delays anything: see decode.c); then run the op at a. If an

@@ -992,6 +992,58 @@ static void test_decoder_memory_repair(void **state)
 	}
 }
 
+/* Recompute by hand: 3 devices, 5 micro-batches, F 1, B 2 (fused), comm
+ * 1, room for two activations (F +2, limit 4), R 1, nothing kept: 1F1B's
+ * order. Device 0 lists F0 F1 F2 B0 F3 B1 F4 B2 B3 B4 (stage 0): F(0,0)
+ * and F(0,1) keep theirs (4), F(0,2) does not fit and drops them (the F's
+ * own rule), B(0,0) frees 2, F(0,3) keeps, B(0,1) frees, F(0,4) keeps (4).
+ * B(0,2) must rebuild 2 first: 6 > 4, and every activation it could wait
+ * for (F(0,3), F(0,4)) is freed by a B listed after it, so the order
+ * deadlocks (the decoder gave up on 1F1B here before drop_room). Dropping
+ * the resident activation whose B is furthest, F(0,4)'s, makes room: B(0,2)
+ * and B(0,4) recompute, nothing else does (devices 1 and 2 hold at most
+ * two), and no op moves. */
+static void test_decoder_recompute_drop_by_hand(void **state)
+{
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":3,\"microbatches\":5,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":4},\"recompute\":{\"R\":1,\"keep\":0}}");
+	struct layout lay;
+	struct error err = {{0}};
+	assert_int_equal(layout_init(&lay, in, &err), STATUS_OK);
+	struct schedule *f1b = NULL;
+	assert_int_equal(family_run(family_find("1f1b"), in, &f1b, &err), STATUS_OK);
+	gene_t *g = genome_of(&lay, f1b);
+	struct decoder *dc = decoder_new(&lay);
+	assert_non_null(dc);
+	struct decode_stats st = {0, 0, 0};
+	struct fitness f = decoder_run(dc, g, &st);
+	assert_true(f.objective != INT64_MAX);
+	struct schedule *dsc = decoder_schedule(dc, g);
+	assert_non_null(dsc);
+	for (int d = 0; d < 3; d++) {   /* 1F1B's order, unmoved */
+		char a[512], b[512];
+		assert_string_equal(row_text(dsc, d, a, sizeof a), row_text(f1b, d, b, sizeof b));
+		for (int i = 0; i < dsc->rows[d].len; i++) {
+			const struct op *o = &dsc->rows[d].ops[i];
+			bool want = o->kind == OP_B && o->stage == 0 && (o->mb == 2 || o->mb == 4);
+			if (o->recompute != want)
+				fail_msg("%c(%d,%d): recompute %d, want %d", "FBW"[o->kind], o->stage,
+					 o->mb, o->recompute, want);
+		}
+	}
+	struct outcome o = simulate(in, dsc);
+	assert_int_equal(o.st, STATUS_OK);
+	assert_true(o.within_limit);
+	assert_int_equal(o.objective, f.objective);
+	schedule_free(dsc);
+	schedule_free(f1b);
+	free(g);
+	decoder_free(dc);
+	layout_release(&lay);
+	instance_free(in);
+}
+
 /* Offload by hand: one device, 2 micro-batches, F 1, B 2, room for one
  * activation (F +2, limit 2), O = L = 1, nothing kept. The genome
  * F F B B: F(0,1) lacks memory, so O(0,0) runs on the channel at 1-2 and
@@ -1845,6 +1897,7 @@ int main(void)
 		cmocka_unit_test(test_decoder_deadlock_rule),
 		cmocka_unit_test(test_decoder_memory_repair),
 		cmocka_unit_test(test_decoder_offload_by_hand),
+		cmocka_unit_test(test_decoder_recompute_drop_by_hand),
 		cmocka_unit_test(test_ga_polish_until_local_optimum),
 		cmocka_unit_test(test_ga_offload),
 		cmocka_unit_test(test_ga_decisions_never_worse),
