@@ -408,27 +408,30 @@ static void offload_one(struct decoder *dc, int d, int l, int j)
 	record_copy(dc, d, OP_O, l, j);
 }
 
-/* The resident activation of device d to offload next, other than
- * (skip_l, skip_j): of each stage its last resident micro-batch (F run, B
- * not yet, nothing copied; its B comes last of the stage's, FIFO), and
- * of those the one with the most of its stage's B's still before it (the
- * longest time off the device, Belady's rule with the order's counts
- * alone: the choice must not depend on where later genes sit, which
- * repairs move, or a decoded genome would not decode to itself); ties to
- * the later stage. False when none is left or the host has no room. */
-static bool victim(const struct decoder *dc, int d, int skip_l, int skip_j, int *vl, int *vj)
+/* The resident activation of device d to offload (or, with `drop`, to
+ * drop for recompute) next, other than (skip_l, skip_j): of each stage its
+ * last resident micro-batch (F run, B not yet; offload: nothing copied and
+ * room on the host; drop: its F kept them, rc 0; its B comes last of the
+ * stage's, FIFO), and of those the one with the most of its stage's B's
+ * still before it (the longest time off the device, Belady's rule with the
+ * order's counts alone: the choice must not depend on where later genes
+ * sit, which repairs move, or a decoded genome would not decode to
+ * itself); ties to the later stage. False when none is left. */
+static bool victim(const struct decoder *dc, int d, bool drop, int skip_l, int skip_j, int *vl,
+		   int *vj)
 {
 	const struct instance *in = dc->in;
 	const struct layout *lay = dc->lay;
 	int M = dc->M, L = dc->L, best_ahead = -1;
 	for (int i = lay->dev_slot_start[d]; i < lay->dev_slot_start[d + 1]; i++) {
 		int q = lay->dev_slots[i], l = q % L;
-		int64_t moved = inst_moved(in, l);
-		if (q / L != OP_B || moved <= 0 ||
-		    (in->has_host_limit && dc->host[d] + moved > in->host_limit[d]))
+		int64_t freed = drop ? inst_rebuilt(in, l) : inst_moved(in, l);
+		if (q / L != OP_B || freed <= 0 ||
+		    (!drop && in->has_host_limit && dc->host[d] + freed > in->host_limit[d]))
 			continue;
+		const uint8_t *taken = drop ? dc->rc : dc->cp;
 		for (int j = dc->head[OP_F * L + l] - 1; j >= dc->head[q]; j--) {
-			if (dc->cp[l * M + j] || (l == skip_l && j == skip_j))
+			if (taken[l * M + j] || (l == skip_l && j == skip_j))
 				continue;
 			int ahead = j - dc->head[q];
 			if (ahead >= best_ahead) {
@@ -452,7 +455,7 @@ static bool room_possible(struct decoder *dc, int d, int64_t need, int skip_l, i
 	int64_t freed = 0, host = dc->host[d];
 	int n = 0, l, j;
 	bool ok = false;
-	while (!ok && victim(dc, d, skip_l, skip_j, &l, &j)) {
+	while (!ok && victim(dc, d, false, skip_l, skip_j, &l, &j)) {
 		int64_t moved = inst_moved(in, l);
 		freed += moved;
 		dc->host[d] += moved;   /* as victim() will see it */
@@ -476,7 +479,7 @@ static bool make_room(struct decoder *dc, int d, int64_t need, int skip_l, int s
 	if (!room_possible(dc, d, need, skip_l, skip_j))
 		return false;
 	int l, j;
-	while (dc->mem[d] + need > in->limit[d] && victim(dc, d, skip_l, skip_j, &l, &j))
+	while (dc->mem[d] + need > in->limit[d] && victim(dc, d, false, skip_l, skip_j, &l, &j))
 		offload_one(dc, d, l, j);
 	return true;
 }
@@ -528,37 +531,9 @@ static bool needs_reload(const struct decoder *dc, int q)
 	return dc->offload && q / dc->L == OP_B && dc->cp[q % dc->L * dc->M + dc->head[q]] == 1;
 }
 
-/* Recompute: the resident activation of device d to drop next: of each
- * stage its last micro-batch whose F kept its activations and whose B has
- * not run (rc 0: neither dropped nor taken), other than the next op's own
- * (skip_l, skip_j), and of those the one with the most of its stage's B's
- * before it (victim()'s rule, from the order's counts alone); ties to the
- * later stage. False when none is left. */
-static bool drop_victim(const struct decoder *dc, int d, int skip_l, int skip_j, int *vl,
-			int *vj)
-{
-	const struct layout *lay = dc->lay;
-	int M = dc->M, L = dc->L, best_ahead = -1;
-	for (int i = lay->dev_slot_start[d]; i < lay->dev_slot_start[d + 1]; i++) {
-		int q = lay->dev_slots[i], l = q % L;
-		if (q / L != OP_B || inst_rebuilt(dc->in, l) <= 0)
-			continue;
-		for (int j = dc->head[OP_F * L + l] - 1; j >= dc->head[q]; j--) {
-			if (dc->rc[l * M + j] || (l == skip_l && j == skip_j))
-				continue;
-			if (j - dc->head[q] >= best_ahead) {
-				best_ahead = j - dc->head[q];
-				*vl = l;
-				*vj = j;
-			}
-			break;
-		}
-	}
-	return best_ahead >= 0;
-}
-
-/* Recompute: slot q's next op does not fit on device d; drop resident
- * activations by drop_victim()'s rule until it does (all or nothing).
+/* Recompute: slot q's next op, a B that rebuilds its activations, does
+ * not fit on device d; drop other resident activations by victim()'s
+ * rule until it does (all or nothing).
  * Dropping after the F ran is what the F dropping them would have been:
  * the memory in use at every point before is lower by the dropped part,
  * the times before are unchanged (the B has not run), and the B rebuilds
@@ -572,12 +547,11 @@ static bool drop_victim(const struct decoder *dc, int d, int skip_l, int skip_j,
 static bool drop_room(struct decoder *dc, int d, int q)
 {
 	const struct instance *in = dc->in;
-	int k = q / dc->L, l = q % dc->L, n = 0, vl, vj;
+	int l = q % dc->L, n = 0, vl, vj;
 	int64_t top, freed = 0;
 	bool drop;
 	charge_recompute(dc, d, q, dc->mem[d], true, &top, &drop);
-	while (top - freed > in->limit[d] &&
-	       drop_victim(dc, d, k == OP_B ? l : -1, k == OP_B ? dc->head[q] : -1, &vl, &vj)) {
+	while (top - freed > in->limit[d] && victim(dc, d, true, l, dc->head[q], &vl, &vj)) {
 		freed += inst_rebuilt(in, vl);
 		dc->rc[vl * dc->M + vj] = 2;   /* taken, until the count is done */
 		dc->taken[n++] = vl * dc->M + vj;
