@@ -52,6 +52,10 @@ struct work {
 	int64_t keep[OP_KINDS], scale;
 	bool pairs;          /* F&B pairs may share an interval: only the
 	                        bounds that hold at full costs (bound_plain) */
+	const struct instance *rc;   /* in is rc's relaxation (dropped_relaxed):
+	                        the memory-time bound trades rc's recomputes
+	                        against their time (recompute_tradeoff), or
+	                        NULL */
 };
 
 #define WORK_INIT(pairs_) {.keep = {1, 1, 1}, .scale = 1, .pairs = (pairs_)}
@@ -696,6 +700,73 @@ static bool device_reach(const struct work *w, int d, int64_t *h, int64_t *tmin,
  * bounds each stage alone (interleaved placements: chunk 0's trip and
  * chunk 1's share the room). 0 when it does not apply.
  */
+/* ceil(a / b) for a >= 0, b > 0. */
+static int64_t ceil_div(int64_t a, int64_t b)
+{
+	return (a + b - 1) / b;
+}
+
+/*
+ * With recomputation (w->rc: the instance, w->in its relaxation), the
+ * memory-time argument below charges every F only the kept part k_l; the
+ * recomputes that allow it cost time. If x_l micro-batches of stage l are
+ * recomputed, the area is at least
+ *     A(x) = sum_l M (a_l Rt_l + c_l T(B, l)) - sum_l x_l (a_l - k_l) Rt_l
+ * (a kept activation holds a_l over its trip Rt_l, a recomputed one k_l;
+ * the rebuild during its B only adds), and the device is busy at least
+ *     B(x) = load_d + sum_l x_l R_l
+ * (R_l: the recompute's cost), both within [h, end - tmin]. So
+ *     objective >= h + tmin + min over x in [0, M]^L of max(A(x)/limit, B(x)),
+ * and the minimum over real x (a fractional knapsack: the stages by area
+ * saved per time spent, s_l / R_l, best first, up to where A/limit meets
+ * B) is no more than over whole ones. Recomputes that cost no time are
+ * all taken. recompute-3x4 at m 100 (F 1, B 2, comm 1, a 2, k 0, R 1,
+ * limit 4; device 0: Rt 11, h 0, tmin 0): A0 = 2200, B0 = 300, s = 22,
+ * they meet at x = (2200 - 4 x 300) / (22 + 4), and the bound is
+ * ceil((300 x 22 + 2200) / 26) = 339, where the relaxed instance (every F
+ * at k = 0) held no area and the best bound was 310 (the GA's best: 388).
+ */
+static int64_t recompute_tradeoff(struct work *w, int d, int64_t A, int64_t L)
+{
+	const struct instance *rc = w->rc;
+	int64_t B = inst_device_load(rc, d), M = rc->microbatches;
+	struct {
+		int64_t saved, cost;   /* area saved and time spent per recompute */
+	} st[64], t;
+	int n = 0;
+	for (int l = 0; l < rc->stages; l++) {
+		if (rc->stage_device[l] != d)
+			continue;
+		int64_t saved = (rc->mem[OP_F][l] - rc->recompute_keep[l]) * trip_length(w, l);
+		if (saved <= 0)
+			continue;
+		if (rc->recompute_cost[l] == 0) {   /* free: every one recomputed */
+			A -= M * saved;
+			continue;
+		}
+		if (n == 64)   /* more stages than kept here: as if every F kept k */
+			return max64(ceil_div(max64(A - M * saved, 0), L), B);
+		st[n].saved = saved;
+		st[n++].cost = rc->recompute_cost[l];
+	}
+	/* best area per time first (insertion sort: a device's few stages) */
+	for (int i = 1; i < n; i++)
+		for (int j = i; j > 0 && st[j].saved * st[j - 1].cost > st[j - 1].saved * st[j].cost;
+		     j--) {
+			t = st[j - 1];
+			st[j - 1] = st[j];
+			st[j] = t;
+		}
+	for (int i = 0; i < n && A > L * B; i++) {
+		int64_t sl = st[i].saved, R = st[i].cost;
+		if (A - M * sl <= L * (B + M * R))   /* they meet within this stage */
+			return ceil_div(B * sl + R * A, sl + L * R);
+		A -= M * sl;
+		B += M * R;
+	}
+	return max64(ceil_div(max64(A, 0), L), B);
+}
+
 static int64_t memory_time_bound(struct work *w, int d)
 {
 	const struct instance *in = w->in;
@@ -703,12 +774,13 @@ static int64_t memory_time_bound(struct work *w, int d)
 	if (!in->has_limit || !in->has_memory || in->limit[d] <= 0 ||
 	    !device_reach(w, d, &h, &tmin, NULL))
 		return 0;
+	const struct instance *m = w->rc ? w->rc : in;   /* the deltas held */
 	int64_t area = 0, M = in->microbatches;
 	for (int l = 0; l < in->stages; l++) {
 		if (in->stage_device[l] != d)
 			continue;
-		int64_t a = in->mem[OP_F][l], b = -in->mem[OP_B][l];
-		int64_t c = in->split_backward ? -in->mem[OP_W][l] : 0;
+		int64_t a = m->mem[OP_F][l], b = -m->mem[OP_B][l];
+		int64_t c = m->split_backward ? -m->mem[OP_W][l] : 0;
 		if (a < 0 || b < 0 || c < 0)
 			return 0;
 		if (a == 0)
@@ -720,6 +792,8 @@ static int64_t memory_time_bound(struct work *w, int d)
 	}
 	if (!area)
 		return 0;
+	if (w->rc)
+		return h + recompute_tradeoff(w, d, area, in->limit[d]) + tmin;
 	return h + (area + in->limit[d] - 1) / in->limit[d] + tmin;
 }
 
@@ -1065,10 +1139,11 @@ static void choose_best(struct bounds *b)
  * to the last stage and back (23) and take 84, so the makespan is at least
  * 107, where the cut costs gave 83.
  */
-static enum status bound_plain(const struct instance *in, bool pairs, struct bounds *b,
-			       struct error *err)
+static enum status bound_plain(const struct instance *in, bool pairs,
+			       const struct instance *rc, struct bounds *b, struct error *err)
 {
 	struct work w = WORK_INIT(pairs);
+	w.rc = rc;
 	bool paths = paths_alloc(&w, in);
 	/* job arrays: one job per op type, or every op of one device (the
 	 * round trips take each op of each of its stages: test_overlap's brute
@@ -1256,17 +1331,20 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		struct instance *r;
 		if (dropped_relaxed(in, &r, err))
 			return STATUS_ERROR;
-		enum status st = bound_compute(r, b, err);
+		/* without overlap (never with offload), the memory-time bound
+		 * also trades the recomputes against their time */
+		bool trade = in->has_recompute && (!in->has_overlap || in->overlap >= 1);
+		enum status st = trade ? bound_plain(r, false, in, b, err) : bound_compute(r, b, err);
 		instance_free(r);
 		return st;
 	}
 	if (!in->has_overlap || in->overlap >= 1)   /* no pair is shorter than its ops */
-		return bound_plain(in, false, b, err);
+		return bound_plain(in, false, NULL, b, err);
 	/* the largest of: the bounds that hold at full costs with pairs, and
 	 * the best cut-cost instance's */
 	static const double lambdas[] = {0, 0.5, 1};
 	struct bounds full, cut = {.best = -1};
-	if (bound_plain(in, true, &full, err))
+	if (bound_plain(in, true, NULL, &full, err))
 		return STATUS_ERROR;
 	for (size_t i = 0; i < sizeof lambdas / sizeof *lambdas; i++) {
 		struct instance *r = NULL;
@@ -1275,7 +1353,7 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 			return STATUS_ERROR;
 		if (!r)
 			continue;
-		enum status st = bound_plain(r, false, &x, err);
+		enum status st = bound_plain(r, false, NULL, &x, err);
 		instance_free(r);
 		if (st)
 			return STATUS_ERROR;

@@ -807,6 +807,46 @@ static void test_memory_time_by_hand(void **state)
 }
 
 /*
+ * The recompute trade-off by hand (bound.c recompute_tradeoff). A chain of
+ * 2 devices, F 1, B 2 (fused), comm 1, one activation each (F +2, limit
+ * 2), recompute R 1 keeping nothing. Stage 0's trip, F0 to B0's start, is
+ * 1 + 1 + 1 + 2 + 1 = 6. With x of M micro-batches recomputed, device 0
+ * holds an area of at least 2 x 6 (M - x) and is busy 3M + x, both from 0
+ * to the end (h = 0; B0 ends the iteration: tail 0), so the objective is
+ * at least min over x of max(12 (M - x) / 2, 3M + x); they meet at
+ * x = (12M - 6M) / 7 = 6M / 7, giving ceil((3M x 12 + 12M) / 14) =
+ * ceil(48M / 14). M = 20: 69, above device 1's 2 + 60 + 3 = 65, where
+ * without the trade the relaxed instance (every F keeps nothing) held no
+ * area at all; solve finds 78 there. M = 4: 14, below device 1's 17
+ * (the optimum is 18, certified by `pipeopt solve`).
+ */
+static void test_recompute_tradeoff_by_hand(void **state)
+{
+	(void)state;
+	static const char *const fmt =
+		"{\"devices\":2,\"microbatches\":%d,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":2},\"recompute\":{\"R\":1,\"keep\":0}}";
+	char json[512];
+	snprintf(json, sizeof json, fmt, 20);
+	struct instance *in = parse_instance_ok(json);
+	struct bounds b = bounds_of(in);
+	assert_int_equal(b.memory_time, 69);
+	assert_int_equal(b.memory_time_at, 0);
+	assert_int_equal(b.best, 69);
+	assert_int_equal(b.device, 65);
+	instance_free(in);
+	snprintf(json, sizeof json, fmt, 4);
+	in = parse_instance_ok(json);
+	b = bounds_of(in);
+	/* device 0's 14; device 1's trip is F1 alone (1): area 4 x 2 x 1 / 2
+	 * = 4 under its busy 12, so 2 + 12 + 3 = 17, its device bound */
+	assert_int_equal(b.best, 17);
+	assert_int_equal(b.memory_time, 17);
+	assert_int_equal(b.memory_time_at, 1);
+	instance_free(in);
+}
+
+/*
  * Memory that a trip holds on its own device, by hand. Interleaved,
  * 2 devices x 2 chunks (stages 0 and 2 on device 0), F = B = 1, comm 0;
  * only stages 0 and 2 hold memory (1 per forward), limit 2; M = 4. When
@@ -945,6 +985,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_on_a_shared_device_by_hand),
 		cmocka_unit_test(test_shared_device_round_trip_never_above_brute_force),
 		cmocka_unit_test(test_memory_time_by_hand),
+		cmocka_unit_test(test_recompute_tradeoff_by_hand),
 		cmocka_unit_test(test_enclosing_memory_by_hand),
 	};
 	return cmocka_run_group_tests_name("bound", tests, NULL, NULL);
