@@ -54,8 +54,8 @@ struct work {
 	                        bounds that hold at full costs (bound_plain) */
 	const struct instance *rc;   /* in is rc's relaxation (dropped_relaxed):
 	                        the memory-time bound trades rc's recomputes
-	                        against their time (recompute_tradeoff), or
-	                        NULL */
+	                        or copies against their time
+	                        (decisions_tradeoff), or NULL */
 };
 
 #define WORK_INIT(pairs_) {.keep = {1, 1, 1}, .scale = 1, .pairs = (pairs_)}
@@ -707,47 +707,65 @@ static int64_t ceil_div(int64_t a, int64_t b)
 }
 
 /*
- * With recomputation (w->rc: the instance, w->in its relaxation), the
- * memory-time argument below charges every F only the kept part k_l; the
- * recomputes that allow it cost time. If x_l micro-batches of stage l are
- * recomputed, the area is at least
+ * With recomputation or offload (w->rc: the instance, w->in its
+ * relaxation), the memory-time argument below charges every F only the
+ * kept part k_l; the recomputes or copies that allow it cost time.
+ *
+ * Recompute. If x_l micro-batches of stage l are recomputed, the area is
+ * at least
  *     A(x) = sum_l M (a_l Rt_l + c_l T(B, l)) - sum_l x_l (a_l - k_l) Rt_l
  * (a kept activation holds a_l over its trip Rt_l, a recomputed one k_l;
  * the rebuild during its B only adds), and the device is busy at least
- *     B(x) = load_d + sum_l x_l R_l
+ *     C(x) = load_d + sum_l x_l R_l
  * (R_l: the recompute's cost), both within [h, end - tmin]. So
- *     objective >= h + tmin + min over x in [0, M]^L of max(A(x)/limit, B(x)),
+ *     objective >= h + tmin + min over x in [0, M]^L of max(A(x)/limit, C(x)),
  * and the minimum over real x (a fractional knapsack: the stages by area
- * saved per time spent, s_l / R_l, best first, up to where A/limit meets
- * B) is no more than over whole ones. Recomputes that cost no time are
- * all taken. recompute-3x4 at m 100 (F 1, B 2, comm 1, a 2, k 0, R 1,
- * limit 4; device 0: Rt 11, h 0, tmin 0): A0 = 2200, B0 = 300, s = 22,
- * they meet at x = (2200 - 4 x 300) / (22 + 4), and the bound is
- * ceil((300 x 22 + 2200) / 26) = 339, where the relaxed instance (every F
- * at k = 0) held no area and the best bound was 310 (the GA's best: 388).
+ * saved per time spent, best first, up to where A/limit meets C) is no
+ * more than over whole ones. Recomputes that cost no time are all taken.
+ * recompute-3x4 at m 100 (F 1, B 2, comm 1, a 2, k 0, R 1, limit 4;
+ * device 0: Rt 11, h 0, tmin 0): A0 = 2200, C0 = 300, s = 22, they meet
+ * at x = (2200 - 4 x 300) / (22 + 4), and the bound is ceil((300 x 22 +
+ * 2200) / 26) = 339, where the relaxed instance (every F at k = 0) held
+ * no area and the best bound was 310 (the GA's best: 388).
+ *
+ * Offload. An offloaded activation still holds a_l from its F's start
+ * until its O ends (O starts after the F ends) and again from its L's
+ * start to its B's start, so it saves at most (a_l - k_l)(Rt_l - T(F, l)
+ * - O_l - L_l) of area; its copies take O_l + L_l of the device's copy
+ * channel, one copy at a time, within [h, end - tmin] too (an O follows
+ * its F, an L ends before its B). The same knapsack with C0 = 0 (the
+ * channel's own time), and the device's load beside it.
  */
-static int64_t recompute_tradeoff(struct work *w, int d, int64_t A, int64_t L)
+static int64_t decisions_tradeoff(struct work *w, int d, int64_t A, int64_t L)
 {
 	const struct instance *rc = w->rc;
-	int64_t B = inst_device_load(rc, d), M = rc->microbatches;
+	bool off = rc->has_offload;
+	int64_t load = inst_device_load(rc, d), C = off ? 0 : load, M = rc->microbatches;
 	struct {
-		int64_t saved, cost;   /* area saved and time spent per recompute */
+		int64_t saved, cost;   /* area saved and time spent per decision */
 	} st[64], t;
 	int n = 0;
 	for (int l = 0; l < rc->stages; l++) {
 		if (rc->stage_device[l] != d)
 			continue;
-		int64_t saved = (rc->mem[OP_F][l] - rc->recompute_keep[l]) * trip_length(w, l);
+		int64_t R = trip_length(w, l), cost, saved;
+		if (off) {
+			cost = rc->offload_cost[l] + rc->reload_cost[l];
+			saved = inst_moved(rc, l) * (R - rc->cost[OP_F][l] - cost);
+		} else {
+			cost = rc->recompute_cost[l];
+			saved = (rc->mem[OP_F][l] - rc->recompute_keep[l]) * R;
+		}
 		if (saved <= 0)
 			continue;
-		if (rc->recompute_cost[l] == 0) {   /* free: every one recomputed */
+		if (cost == 0) {   /* free: every one taken */
 			A -= M * saved;
 			continue;
 		}
-		if (n == 64)   /* more stages than kept here: as if every F kept k */
-			return max64(ceil_div(max64(A - M * saved, 0), L), B);
+		if (n == 64)   /* more stages than kept here: as if free */
+			return max64(max64(ceil_div(max64(A - M * saved, 0), L), C), load);
 		st[n].saved = saved;
-		st[n++].cost = rc->recompute_cost[l];
+		st[n++].cost = cost;
 	}
 	/* best area per time first (insertion sort: a device's few stages) */
 	for (int i = 1; i < n; i++)
@@ -757,14 +775,14 @@ static int64_t recompute_tradeoff(struct work *w, int d, int64_t A, int64_t L)
 			st[j - 1] = st[j];
 			st[j] = t;
 		}
-	for (int i = 0; i < n && A > L * B; i++) {
+	for (int i = 0; i < n && A > L * C; i++) {
 		int64_t sl = st[i].saved, R = st[i].cost;
-		if (A - M * sl <= L * (B + M * R))   /* they meet within this stage */
-			return ceil_div(B * sl + R * A, sl + L * R);
+		if (A - M * sl <= L * (C + M * R))   /* they meet within this stage */
+			return max64(ceil_div(C * sl + R * A, sl + L * R), load);
 		A -= M * sl;
-		B += M * R;
+		C += M * R;
 	}
-	return max64(ceil_div(max64(A, 0), L), B);
+	return max64(max64(ceil_div(max64(A, 0), L), C), load);
 }
 
 static int64_t memory_time_bound(struct work *w, int d)
@@ -793,7 +811,7 @@ static int64_t memory_time_bound(struct work *w, int d)
 	if (!area)
 		return 0;
 	if (w->rc)
-		return h + recompute_tradeoff(w, d, area, in->limit[d]) + tmin;
+		return h + decisions_tradeoff(w, d, area, in->limit[d]) + tmin;
 	return h + (area + in->limit[d] - 1) / in->limit[d] + tmin;
 }
 
@@ -1332,8 +1350,8 @@ enum status bound_compute(const struct instance *in, struct bounds *b, struct er
 		if (dropped_relaxed(in, &r, err))
 			return STATUS_ERROR;
 		/* without overlap (never with offload), the memory-time bound
-		 * also trades the recomputes against their time */
-		bool trade = in->has_recompute && (!in->has_overlap || in->overlap >= 1);
+		 * also trades the recomputes or copies against their time */
+		bool trade = !in->has_overlap || in->overlap >= 1;
 		enum status st = trade ? bound_plain(r, false, in, b, err) : bound_compute(r, b, err);
 		instance_free(r);
 		return st;

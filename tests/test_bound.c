@@ -807,7 +807,7 @@ static void test_memory_time_by_hand(void **state)
 }
 
 /*
- * The recompute trade-off by hand (bound.c recompute_tradeoff). A chain of
+ * The recompute trade-off by hand (bound.c decisions_tradeoff). A chain of
  * 2 devices, F 1, B 2 (fused), comm 1, one activation each (F +2, limit
  * 2), recompute R 1 keeping nothing. Stage 0's trip, F0 to B0's start, is
  * 1 + 1 + 1 + 2 + 1 = 6. With x of M micro-batches recomputed, device 0
@@ -843,6 +843,33 @@ static void test_recompute_tradeoff_by_hand(void **state)
 	assert_int_equal(b.best, 17);
 	assert_int_equal(b.memory_time, 17);
 	assert_int_equal(b.memory_time_at, 1);
+	instance_free(in);
+}
+
+/*
+ * The offload trade-off by hand (bound.c decisions_tradeoff). A chain of 3
+ * devices, F 1, B 2 (fused), comm 1, one activation each (F +2, limit 2),
+ * offload O = L = 3 keeping nothing, M = 20. Stage 0's trip is 1 + 1 + 1 +
+ * 1 + 1 + 2 + 1 + 2 + 1 = 11; an offloaded activation is still held for
+ * its F (1), its O (3) and its L (3), so it saves at most 2 (11 - 7) = 8
+ * of area and takes 6 of the copy channel. Area 20 x 2 x 11 = 440 over
+ * limit 2 meets the channel 2 x 6 x at x = 440 / 20 = 22 > M, so all 20
+ * are taken: max(ceil((440 - 160) / 2), 120) = 140, above the load (60)
+ * and every other bound (device 2's 70; before, 70 was the best). `solve`
+ * proves 29 at M = 3, where this bound gives 23.
+ */
+static void test_offload_tradeoff_by_hand(void **state)
+{
+	(void)state;
+	struct instance *in = parse_instance_ok(
+		"{\"devices\":3,\"microbatches\":20,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":2},"
+		"\"offload\":{\"O\":3,\"L\":3,\"keep\":0}}");
+	struct bounds b = bounds_of(in);
+	assert_int_equal(b.memory_time, 140);
+	assert_int_equal(b.memory_time_at, 0);
+	assert_int_equal(b.best, 140);
+	assert_int_equal(b.device, 70);
 	instance_free(in);
 }
 
@@ -986,6 +1013,7 @@ int main(void)
 		cmocka_unit_test(test_shared_device_round_trip_never_above_brute_force),
 		cmocka_unit_test(test_memory_time_by_hand),
 		cmocka_unit_test(test_recompute_tradeoff_by_hand),
+		cmocka_unit_test(test_offload_tradeoff_by_hand),
 		cmocka_unit_test(test_enclosing_memory_by_hand),
 	};
 	return cmocka_run_group_tests_name("bound", tests, NULL, NULL);
