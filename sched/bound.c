@@ -745,6 +745,7 @@ static int64_t decisions_tradeoff(struct work *w, int d, int64_t A, int64_t L)
 		int64_t saved, cost;   /* area saved and time spent per decision */
 	} st[64], t;
 	int n = 0;
+	bool overflow = false;
 	for (int l = 0; l < rc->stages; l++) {
 		if (rc->stage_device[l] != d)
 			continue;
@@ -762,10 +763,18 @@ static int64_t decisions_tradeoff(struct work *w, int d, int64_t A, int64_t L)
 			A -= M * saved;
 			continue;
 		}
-		if (n == 64)   /* more stages than kept here: as if free */
-			return max64(max64(ceil_div(max64(A - M * saved, 0), L), C), load);
+		if (n == 64) {   /* more stages than kept here: all as if free */
+			overflow = true;
+			A -= M * saved;
+			continue;
+		}
 		st[n].saved = saved;
 		st[n++].cost = cost;
+	}
+	if (overflow) {
+		for (int i = 0; i < n; i++)
+			A -= M * st[i].saved;
+		return max64(ceil_div(max64(A, 0), L), load);
 	}
 	/* best area per time first (insertion sort: a device's few stages) */
 	for (int i = 1; i < n; i++)
