@@ -807,70 +807,57 @@ static void test_memory_time_by_hand(void **state)
 }
 
 /*
- * The recompute trade-off by hand (bound.c decisions_tradeoff). A chain of
- * 2 devices, F 1, B 2 (fused), comm 1, one activation each (F +2, limit
- * 2), recompute R 1 keeping nothing. Stage 0's trip, F0 to B0's start, is
- * 1 + 1 + 1 + 2 + 1 = 6. With x of M micro-batches recomputed, device 0
- * holds an area of at least 2 x 6 (M - x) and is busy 3M + x, both from 0
- * to the end (h = 0; B0 ends the iteration: tail 0), so the objective is
- * at least min over x of max(12 (M - x) / 2, 3M + x); they meet at
- * x = (12M - 6M) / 7 = 6M / 7, giving ceil((3M x 12 + 12M) / 14) =
- * ceil(48M / 14). M = 20: 69, above device 1's 2 + 60 + 3 = 65, where
- * without the trade the relaxed instance (every F keeps nothing) held no
- * area at all; solve finds 78 there. M = 4: 14, below device 1's 17
- * (the optimum is 18, certified by `pipeopt solve`).
+ * The memory-time trade-off of recompute and offload by hand (bound.c
+ * decisions_tradeoff), on chains with F 1, B 2 (fused), comm 1 and one
+ * activation per device (F +2, limit 2), keeping nothing.
+ *
+ * Recompute R 1, 2 devices. Stage 0's trip, F0 to B0's start, is 1 + 1 +
+ * 1 + 2 + 1 = 6. With x of M micro-batches recomputed, device 0 holds an
+ * area of at least 2 x 6 (M - x) and is busy 3M + x, both from 0 to the
+ * end (h = 0; B0 ends the iteration: tail 0), so the objective is at least
+ * min over x of max(12 (M - x) / 2, 3M + x); they meet at x = 6M / 7,
+ * giving ceil(48M / 14). M = 20: 69, above device 1's 2 + 60 + 3 = 65,
+ * where without the trade the relaxed instance (every F keeps nothing)
+ * held no area at all; solve finds 78 there. M = 4: device 0's 14, below
+ * device 1's 17 (its trip is F1 alone: area 4 x 2 x 1 / 2 = 4 under its
+ * busy 12, so 2 + 12 + 3); the optimum is 18 (`pipeopt solve`).
+ *
+ * Offload O = L = 3, 3 devices, M = 20. Stage 0's trip is 11; an
+ * offloaded activation is still held for its F (1), its O (3) and its L
+ * (3), so it saves at most 2 (11 - 7) = 8 of area and takes 6 of the copy
+ * channel. Area 440 over limit 2 meets the channel's 6x at x = 22 > M, so
+ * all 20 are taken: max(ceil((440 - 160) / 2), 120) = 140, above the load
+ * (60) and device 2's 70, the best before. `solve` proves 29 at M = 3,
+ * where this bound gives 23.
  */
-static void test_recompute_tradeoff_by_hand(void **state)
+static void test_decisions_tradeoff_by_hand(void **state)
 {
 	(void)state;
-	static const char *const fmt =
-		"{\"devices\":2,\"microbatches\":%d,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
-		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":2},\"recompute\":{\"R\":1,\"keep\":0}}";
-	char json[512];
-	snprintf(json, sizeof json, fmt, 20);
-	struct instance *in = parse_instance_ok(json);
-	struct bounds b = bounds_of(in);
-	assert_int_equal(b.memory_time, 69);
-	assert_int_equal(b.memory_time_at, 0);
-	assert_int_equal(b.best, 69);
-	assert_int_equal(b.device, 65);
-	instance_free(in);
-	snprintf(json, sizeof json, fmt, 4);
-	in = parse_instance_ok(json);
-	b = bounds_of(in);
-	/* device 0's 14; device 1's trip is F1 alone (1): area 4 x 2 x 1 / 2
-	 * = 4 under its busy 12, so 2 + 12 + 3 = 17, its device bound */
-	assert_int_equal(b.best, 17);
-	assert_int_equal(b.memory_time, 17);
-	assert_int_equal(b.memory_time_at, 1);
-	instance_free(in);
-}
-
-/*
- * The offload trade-off by hand (bound.c decisions_tradeoff). A chain of 3
- * devices, F 1, B 2 (fused), comm 1, one activation each (F +2, limit 2),
- * offload O = L = 3 keeping nothing, M = 20. Stage 0's trip is 1 + 1 + 1 +
- * 1 + 1 + 2 + 1 + 2 + 1 = 11; an offloaded activation is still held for
- * its F (1), its O (3) and its L (3), so it saves at most 2 (11 - 7) = 8
- * of area and takes 6 of the copy channel. Area 20 x 2 x 11 = 440 over
- * limit 2 meets the channel 2 x 6 x at x = 440 / 20 = 22 > M, so all 20
- * are taken: max(ceil((440 - 160) / 2), 120) = 140, above the load (60)
- * and every other bound (device 2's 70; before, 70 was the best). `solve`
- * proves 29 at M = 3, where this bound gives 23.
- */
-static void test_offload_tradeoff_by_hand(void **state)
-{
-	(void)state;
-	struct instance *in = parse_instance_ok(
-		"{\"devices\":3,\"microbatches\":20,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
-		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":2},"
-		"\"offload\":{\"O\":3,\"L\":3,\"keep\":0}}");
-	struct bounds b = bounds_of(in);
-	assert_int_equal(b.memory_time, 140);
-	assert_int_equal(b.memory_time_at, 0);
-	assert_int_equal(b.best, 140);
-	assert_int_equal(b.device, 70);
-	instance_free(in);
+	static const char *const chain =
+		"{\"devices\":%d,\"microbatches\":%d,\"cost\":{\"F\":1,\"B\":2},\"comm\":1,"
+		"\"memory\":{\"F\":2,\"B\":-2,\"limit\":2},%s}";
+	static const struct {
+		int devices, m;
+		const char *decision;
+		int64_t memory_time;
+		int at;
+		int64_t best, device;
+	} cases[] = {
+		{2, 20, "\"recompute\":{\"R\":1,\"keep\":0}", 69, 0, 69, 65},
+		{2, 4, "\"recompute\":{\"R\":1,\"keep\":0}", 17, 1, 17, 17},
+		{3, 20, "\"offload\":{\"O\":3,\"L\":3,\"keep\":0}", 140, 0, 140, 70},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char json[512];
+		snprintf(json, sizeof json, chain, cases[i].devices, cases[i].m, cases[i].decision);
+		struct instance *in = parse_instance_ok(json);
+		struct bounds b = bounds_of(in);
+		assert_int_equal(b.memory_time, cases[i].memory_time);
+		assert_int_equal(b.memory_time_at, cases[i].at);
+		assert_int_equal(b.best, cases[i].best);
+		assert_int_equal(b.device, cases[i].device);
+		instance_free(in);
+	}
 }
 
 /*
@@ -1012,8 +999,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_on_a_shared_device_by_hand),
 		cmocka_unit_test(test_shared_device_round_trip_never_above_brute_force),
 		cmocka_unit_test(test_memory_time_by_hand),
-		cmocka_unit_test(test_recompute_tradeoff_by_hand),
-		cmocka_unit_test(test_offload_tradeoff_by_hand),
+		cmocka_unit_test(test_decisions_tradeoff_by_hand),
 		cmocka_unit_test(test_enclosing_memory_by_hand),
 	};
 	return cmocka_run_group_tests_name("bound", tests, NULL, NULL);
