@@ -1652,8 +1652,7 @@ static void test_ga_zb_small_optimum(void **state)
  * whole instance goes to the solver: its schedule is a seed, and its bound
  * (here the schedule's own objective, as a certificate would) stops the GA
  * at once, named "exact seed". On a larger one the solver sees a reduced
- * instance, and its bound, which holds only there, must not be used. A
- * long one within 600 ops (M at least 4 times the reduced count) gets both.
+ * instance, and its bound, which holds only there, must not be used.
  */
 struct stand_in {
 	int calls, microbatches;
@@ -1719,41 +1718,6 @@ static void test_ga_exact_seed_whole_or_reduced(void **state)
 	assert_true(r.lower_bound <= r.best.objective);
 	assert_true(r.lower_bound < 1000000);
 	assert_string_not_equal(r.lower_bound_by, "exact seed");
-	ga_result_release(&r);
-	instance_free(in);
-	/* long: p 2, m 40, split, no memory limit: 240 ops, solved whole, and
-	 * M = 40 >= 4 x the reduced count min(M - 1, 2D) = 4, so the reduced
-	 * instance (m 4) is solved first and stretched: two calls, two seeds */
-	in = parse_instance_ok("{\"devices\":2,\"microbatches\":40,"
-			       "\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
-	x = (struct stand_in){.claim = 1000000};
-	ga_quick_options(&o);
-	o.generations = 5;
-	o.family_seeds = false;
-	o.exact_seed = true;
-	o.exact_solve = stand_in_solve;
-	o.exact_ctx = &x;
-	run_ok(in, &o, &r);
-	assert_int_equal(x.calls, 2);
-	assert_int_equal(x.microbatches, 40);   /* the whole instance last */
-	int stretched = -1, whole = -1;
-	for (int i = 0; i < r.nseeds; i++) {
-		if (!strcmp(r.seeds[i].name, "exact m=4, stretched"))
-			stretched = i;
-		if (!strcmp(r.seeds[i].name, "exact (whole instance)"))
-			whole = i;
-	}
-	assert_true(stretched >= 0 && whole >= 0);
-	assert_true(r.seeds[stretched].objective != INT64_MAX);   /* a valid schedule */
-	ga_result_release(&r);
-	instance_free(in);
-	/* not long: p 2, m 15 < 16: the whole instance only */
-	in = parse_instance_ok("{\"devices\":2,\"microbatches\":15,"
-			       "\"cost\":{\"F\":1,\"B\":1,\"W\":1}}");
-	x = (struct stand_in){.claim = 1000000};
-	run_ok(in, &o, &r);
-	assert_int_equal(x.calls, 1);
-	assert_int_equal(x.microbatches, 15);
 	ga_result_release(&r);
 	instance_free(in);
 }
