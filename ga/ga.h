@@ -174,8 +174,7 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 void ga_seeds_free(struct ga_seed *v, int n);
 
 /*
- * The reduced exact seed (instances over 600 ops, and long ones under it:
- * seed.c long_instance): solve the instance with m' < M micro-batches (the largest
+ * The reduced exact seed (instances over 600 ops): solve the instance with m' < M micro-batches (the largest
  * m' <= min(M - 1, 2 D) whose MILP stays small), then stretch its schedule
  * to M by repeating the steady state (seed.c). NULL with a note when the
  * reduced instance is too large or nothing valid came out.

@@ -288,31 +288,6 @@ static enum status push_periodic(struct ga_seed **v, int *n, int *cap,
 	return push_seed(v, n, cap, "cyclic", s, note, err);
 }
 
-/* The stretched seed of a reduced instance's exact solve. */
-static enum status push_stretched(struct ga_seed **v, int *n, int *cap,
-				  const struct instance *in, const struct ga_options *o,
-				  struct error *err)
-{
-	char note[200], name[64];
-	int m;
-	struct schedule *s = ga_exact_seed(in, o, exact_seconds(o), note, sizeof note, &m);
-	snprintf(name, sizeof name, "exact m=%d, stretched", m);
-	return push_seed(v, n, cap, m ? name : "exact (reduced)", s, note, err);
-}
-
-/* Whether an instance small enough to solve whole also gets the stretched
- * seed: many micro-batches on few devices (M at least 4 times the reduced
- * count), where the whole-instance models rarely move in a seed's time.
- * datasets/instances/recompute-3x4.json at m 100 (600 ops; F 1, B 2, R 1,
- * room for two activations), search 10 s on one core: the whole solve's
- * seed 653, the best 396; with the m = 6 solve stretched (397 decoded),
- * 388-391. */
-static bool long_instance(const struct instance *in)
-{
-	int m = reduced_microbatches(in);
-	return m >= 2 && 4 * m <= in->microbatches;
-}
-
 enum status ga_seeds_collect(const struct instance *in, const struct ga_options *o,
 			     struct ga_seed **out, int *n, struct error *err)
 {
@@ -342,8 +317,6 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 		snprintf(name, sizeof name, "gpipe groups of %d", g);
 		st = push_seed(&v, n, &cap, name, family_grouped(in, g), NULL, err);
 	}
-	if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS && long_instance(in))
-		st = push_stretched(&v, n, &cap, in, o, err);
 	if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS && o->exact_solve &&
 	    o->exact_alongside && o->time_limit > 0) {
 		st = push_seed(&v, n, &cap, "exact (whole instance)", NULL,
@@ -353,7 +326,12 @@ enum status ga_seeds_collect(const struct instance *in, const struct ga_options 
 	} else if (!st && o->exact_seed && inst_nops(in) <= EXACT_SEED_MAX_OPS) {
 		st = push_whole_exact(&v, n, &cap, in, o, err);
 	} else if (!st && o->exact_seed) {
-		st = push_stretched(&v, n, &cap, in, o, err);
+		char note[200];
+		int m;
+		struct schedule *s = ga_exact_seed(in, o, exact_seconds(o), note, sizeof note, &m);
+		char name[64];
+		snprintf(name, sizeof name, "exact m=%d, stretched", m);
+		st = push_seed(&v, n, &cap, m ? name : "exact (reduced)", s, note, err);
 		if (!st && o->periodic)
 			st = push_periodic(&v, n, &cap, in, o, err);
 	}
