@@ -83,7 +83,7 @@ def draw():
 def feasible(inst):
     json.dump(inst, open(path, "w"))
     r = run(["families", path])
-    return [x for x in (r or {}).get("results", []) if x["status"] == "feasible"]
+    return [x for x in (r or {}).get("results", []) if x["status"] in ("feasible", "optimal")]
 
 
 print(f"| # | kind | p | m | F, B, W | comm | limit (peak of) | best family | {cmd} {limit} s | bound | verdict |")
@@ -99,6 +99,11 @@ for i in range(n):
     of = random.choice(fams)
     inst["memory"]["limit"] = max(of["peak_memory"])
     fams = feasible(inst)
+    if not fams:   # the drawn family does not stand at its own peak: a defect
+        print(f"| {i} | {kind} | - | - | - | - | {inst['memory']['limit']} ({of['family']}) "
+              f"| none valid: {json.dumps(inst)} | - | - | error |", flush=True)
+        count["error"] += 1
+        continue
     best = min(fams, key=lambda x: x["makespan"])
     b = (run(["bound", path]) or {}).get("lower_bound")
     s = run([cmd, path, "--time-limit", limit, "--no-timeline"]) or {}

@@ -63,7 +63,7 @@ for p in $ps; do for m in $ms; do for c in $cs; do
   fam=$({ "$bin" families "$dir/i.json" --json 2>/dev/null || true; } | python3 -c '
 import json, sys
 try:
-    rs = [r for r in json.load(sys.stdin)["results"] if r["status"] == "feasible"]
+    rs = [r for r in json.load(sys.stdin)["results"] if r["status"] in ("feasible", "optimal")]
     b = min(rs, key=lambda r: r["makespan"])
     print(b["makespan"], b["family"])
 except Exception:
