@@ -726,7 +726,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
  * device 0: Rt 11, h 0, tmin 0): A0 = 2200, C0 = 300, s = 22, they meet
  * at x = (2200 - 4 x 300) / (22 + 4), and the bound is ceil((300 x 22 +
  * 2200) / 26) = 339, where the relaxed instance (every F at k = 0) held
- * no area and the best bound was 310 (the GA's best: 388).
+ * no area and the best bound was 310 (the GA's best in 10 s: 396).
  *
  * Offload. An offloaded activation still holds a_l from its F's start
  * until its O ends (O starts after the F ends) and again from its L's
