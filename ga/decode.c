@@ -567,8 +567,10 @@ static bool drop_room(struct decoder *dc, int d, int q)
 /* Slot q's next op lacks memory on device d, or is a B whose reload is
  * not listed: list the reload where it fits; else run a pending W that
  * fits; else, with offload, copy activations out (all or nothing: to fit
- * the op, or its reload); else run the earliest-listed op that fits and
- * whose same-device inputs have run. *copied: copies were listed for q.
+ * the op, or its reload); else, with recompute, for a B that rebuilds,
+ * drop other resident activations (drop_room, all or nothing); else run
+ * the earliest-listed op that fits and whose same-device inputs have run.
+ * *copied: copies were listed for q.
  * False when nothing helps. */
 static bool make_fit(struct decoder *dc, int d, int q, bool *copied)
 {
@@ -580,7 +582,7 @@ static bool make_fit(struct decoder *dc, int d, int q, bool *copied)
 	int r = earliest_slot(dc, d, pending_w_fits, NULL);
 	if (r < 0 && dc->offload && (reloading ? reload(dc, d, l, j) : room_for(dc, d, q)))
 		return *copied = true;
-	if (r < 0 && dc->recompute && in->has_limit && q / dc->L == OP_B && drop_room(dc, d, q))
+	if (r < 0 && dc->recompute && q / dc->L == OP_B && drop_room(dc, d, q))
 		return true;   /* a decision, like the F's own drop: not a repair */
 	if (r < 0)
 		r = earliest_slot(dc, d, local_inputs_fit, NULL);
@@ -612,10 +614,11 @@ static bool run_device(struct decoder *dc, const gene_t *g, int d)
 		 * so that what runs meanwhile (a deadlock's repair elsewhere,
 		 * W's it makes pending) is in place before drop_room() decides:
 		 * the realised order, decoded again, reaches the same point */
-		if (dc->recompute && k == OP_B && !fits(dc, d, q) &&
+		bool fit = !needs_reload(dc, q) && fits(dc, d, q);
+		if (!fit && dc->recompute && k == OP_B &&
 		    op_ready_time(in, dc->end, k, l, dc->head[q], dc->free_at[d], &w) < 0)
 			return true;   /* waits for another device */
-		if (needs_reload(dc, q) || !fits(dc, d, q)) {
+		if (!fit) {
 			if (!make_fit(dc, d, q, &copied))
 				return false;
 			continue;

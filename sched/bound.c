@@ -55,7 +55,7 @@ struct work {
 	const struct instance *rc;   /* in is rc's relaxation (dropped_relaxed):
 	                        the memory-time bound trades rc's recomputes
 	                        or copies against their time
-	                        (decisions_tradeoff), or NULL */
+	                        (memory_time_bound), or NULL */
 };
 
 #define WORK_INIT(pairs_) {.keep = {1, 1, 1}, .scale = 1, .pairs = (pairs_)}
@@ -721,7 +721,9 @@ static int64_t ceil_div(int64_t a, int64_t b)
  *     objective >= h + tmin + min over x in [0, M]^L of max(A(x)/limit, C(x)),
  * and the minimum over real x (a fractional knapsack: the stages by area
  * saved per time spent, best first, up to where A/limit meets C) is no
- * more than over whole ones. Recomputes that cost no time are all taken.
+ * more than over whole ones. Recomputes that cost no time are all taken,
+ * and so, as if free, are a device's past MAX_TRADES priced stages (a
+ * relaxation: the minimum only falls).
  * recompute-3x4 at m 100 (F 1, B 2, comm 1, a 2, k 0, R 1, limit 4;
  * device 0: Rt 11, h 0, tmin 0): A0 = 2200, C0 = 300, s = 22, they meet
  * at x = (2200 - 4 x 300) / (22 + 4), and the bound is ceil((300 x 22 +
@@ -736,56 +738,42 @@ static int64_t ceil_div(int64_t a, int64_t b)
  * its F, an L ends before its B). The same knapsack with C0 = 0 (the
  * channel's own time), and the device's load beside it.
  */
-static int64_t decisions_tradeoff(struct work *w, int d, int64_t A, int64_t L)
+/* A priced decision of one stage: the area one micro-batch's recompute or
+ * copy saves, and the time it takes. */
+struct trade {
+	int64_t saved, cost;
+};
+
+#define MAX_TRADES 64   /* priced stages per device; more count as free */
+
+/* The decision of stage l (trip R) under w->rc: its area saved and cost
+ * per micro-batch (saved <= 0: none worth taking). */
+static struct trade stage_trade(const struct instance *rc, int l, int64_t R)
 {
-	const struct instance *rc = w->rc;
-	bool off = rc->has_offload;
-	int64_t load = inst_device_load(rc, d), C = off ? 0 : load, M = rc->microbatches;
-	struct {
-		int64_t saved, cost;   /* area saved and time spent per decision */
-	} st[64], t;
-	int n = 0;
-	bool overflow = false;
-	for (int l = 0; l < rc->stages; l++) {
-		if (rc->stage_device[l] != d)
-			continue;
-		int64_t R = trip_length(w, l), cost, saved;
-		if (off) {
-			cost = rc->offload_cost[l] + rc->reload_cost[l];
-			saved = inst_moved(rc, l) * (R - rc->cost[OP_F][l] - cost);
-		} else {
-			cost = rc->recompute_cost[l];
-			saved = (rc->mem[OP_F][l] - rc->recompute_keep[l]) * R;
-		}
-		if (saved <= 0)
-			continue;
-		if (cost == 0) {   /* free: every one taken */
-			A -= M * saved;
-			continue;
-		}
-		if (n == 64) {   /* more stages than kept here: all as if free */
-			overflow = true;
-			A -= M * saved;
-			continue;
-		}
-		st[n].saved = saved;
-		st[n++].cost = cost;
+	if (rc->has_offload) {
+		int64_t cost = rc->offload_cost[l] + rc->reload_cost[l];
+		return (struct trade){inst_moved(rc, l) * (R - rc->cost[OP_F][l] - cost), cost};
 	}
-	if (overflow) {
-		for (int i = 0; i < n; i++)
-			A -= M * st[i].saved;
-		return max64(ceil_div(max64(A, 0), L), load);
-	}
-	/* best area per time first (insertion sort: a device's few stages) */
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && st[j].saved * st[j - 1].cost > st[j - 1].saved * st[j].cost;
+	return (struct trade){(rc->mem[OP_F][l] - rc->recompute_keep[l]) * R,
+			      rc->recompute_cost[l]};
+}
+
+/* min over x in [0, M]^n of max(A(x) / L, C(x)), A(x) = A - sum x_i
+ * saved_i, C(x) = C + sum x_i cost_i, over real x (the bound above), and
+ * at least `load`: the stages by area saved per time spent, best first,
+ * up to where A / L meets C. */
+static int64_t tradeoff_min(int64_t A, int64_t C, int64_t load, int64_t L, int64_t M,
+			    struct trade *t, int n)
+{
+	for (int i = 1; i < n; i++)   /* insertion sort: a device's few stages */
+		for (int j = i; j > 0 && t[j].saved * t[j - 1].cost > t[j - 1].saved * t[j].cost;
 		     j--) {
-			t = st[j - 1];
-			st[j - 1] = st[j];
-			st[j] = t;
+			struct trade x = t[j - 1];
+			t[j - 1] = t[j];
+			t[j] = x;
 		}
 	for (int i = 0; i < n && A > L * C; i++) {
-		int64_t sl = st[i].saved, R = st[i].cost;
+		int64_t sl = t[i].saved, R = t[i].cost;
 		if (A - M * sl <= L * (C + M * R))   /* they meet within this stage */
 			return max64(ceil_div(C * sl + R * A, sl + L * R), load);
 		A -= M * sl;
@@ -796,13 +784,15 @@ static int64_t decisions_tradeoff(struct work *w, int d, int64_t A, int64_t L)
 
 static int64_t memory_time_bound(struct work *w, int d)
 {
-	const struct instance *in = w->in;
+	const struct instance *in = w->in, *rc = w->rc;
 	int64_t h, tmin;
 	if (!in->has_limit || !in->has_memory || in->limit[d] <= 0 ||
 	    !device_reach(w, d, &h, &tmin, NULL))
 		return 0;
-	const struct instance *m = w->rc ? w->rc : in;   /* the deltas held */
+	const struct instance *m = rc ? rc : in;   /* the deltas held */
 	int64_t area = 0, M = in->microbatches;
+	struct trade t[MAX_TRADES];
+	int n = 0;
 	for (int l = 0; l < in->stages; l++) {
 		if (in->stage_device[l] != d)
 			continue;
@@ -816,12 +806,21 @@ static int64_t memory_time_bound(struct work *w, int d)
 		if (R == NEG)
 			return 0;
 		area += M * (a * R + c * in->cost[OP_B][l]);
+		struct trade x = rc ? stage_trade(rc, l, R) : (struct trade){0, 0};
+		if (x.saved <= 0)
+			continue;
+		if (x.cost == 0 || n == MAX_TRADES)   /* free, or counted as free */
+			area -= M * x.saved;
+		else
+			t[n++] = x;
 	}
 	if (!area)
 		return 0;
-	if (w->rc)
-		return h + decisions_tradeoff(w, d, area, in->limit[d]) + tmin;
-	return h + (area + in->limit[d] - 1) / in->limit[d] + tmin;
+	if (!rc)
+		return h + ceil_div(area, in->limit[d]) + tmin;
+	int64_t load = inst_device_load(rc, d);
+	return h + tradeoff_min(area, rc->has_offload ? 0 : load, load, in->limit[d], M, t, n) +
+	       tmin;
 }
 
 /*

@@ -60,18 +60,28 @@ enum status schedule_layout_new(struct schedule *s)
 	return STATUS_OK;
 }
 
+/* items (of *cap elements of `size` bytes) reallocated to twice the
+ * capacity (16 at first), *cap updated; NULL (items and *cap kept) when
+ * memory runs out. */
+static void *doubled(void *items, int *cap, size_t size)
+{
+	int c = *cap ? 2 * *cap : 16;
+	void *p = realloc(items, (size_t)c * size);
+	if (p)
+		*cap = c;
+	return p;
+}
+
 enum status schedule_cell_push(struct schedule *s, int d, int ops,
 			       const char *text)
 {
 	struct sched_cells *r = &s->layout->rows[d];
 	assert(!text || strlen(text) < sizeof r->cells->text);
 	if (r->len == r->cap) {
-		int cap = r->cap ? 2 * r->cap : 16;
-		struct sched_cell *cells = realloc(r->cells, cap * sizeof *cells);
+		struct sched_cell *cells = doubled(r->cells, &r->cap, sizeof *cells);
 		if (!cells)
 			return err_set(NULL, "out of memory");
 		r->cells = cells;
-		r->cap = cap;
 	}
 	struct sched_cell *c = &r->cells[r->len++];
 	c->ops = ops;
@@ -96,12 +106,10 @@ bool schedule_layout_ok(const struct schedule *s)
 
 enum status schedule_row_grow(struct sched_row *r)
 {
-	int cap = r->cap ? 2 * r->cap : 16;
-	struct op *ops = realloc(r->ops, cap * sizeof *ops);
+	struct op *ops = doubled(r->ops, &r->cap, sizeof *ops);
 	if (!ops)
 		return err_set(NULL, "out of memory");
 	r->ops = ops;
-	r->cap = cap;
 	return STATUS_OK;
 }
 

@@ -808,8 +808,8 @@ static void test_memory_time_by_hand(void **state)
 
 /*
  * The memory-time trade-off of recompute and offload by hand (bound.c
- * decisions_tradeoff), on chains with F 1, B 2 (fused), comm 1 and one
- * activation per device (F +2, limit 2), keeping nothing.
+ * memory_time_bound, tradeoff_min), on chains with F 1, B 2 (fused),
+ * comm 1 and one activation per device (F +2, limit 2), keeping nothing.
  *
  * Recompute R 1, 2 devices. Stage 0's trip, F0 to B0's start, is 1 + 1 +
  * 1 + 2 + 1 = 6. With x of M micro-batches recomputed, device 0 holds an
